@@ -1,0 +1,25 @@
+"""The raw capture: what a collector hands over. It fetches; it never interprets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class RawCapture:
+    """Exactly what came back, from where, when, and in answer to what.
+
+    `format` names the normalizer that reads it (e.g. "eos.running-config", "aws.describe").
+    `meta` carries what the normalizer needs that is not in the bytes (platform, tier, role,
+    account, region, cluster); it is stored and hashed with the capture, so re-normalizing old
+    evidence gives the same facts.
+    """
+
+    target: str
+    format: str
+    source: str  # the exact command, API call or file read
+    origin: str  # file path, host:port or endpoint
+    collected_at: datetime
+    content: bytes
+    meta: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,291 @@
+"""Pydantic models of the audit config. The config holds references to secrets, never secrets."""
+
+from __future__ import annotations
+
+import fnmatch
+import ipaddress
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from auditor.enums import Tier
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _cidr(value: str) -> str:
+    try:
+        return str(ipaddress.ip_network(value, strict=False))
+    except ValueError as exc:
+        raise ValueError(f"expected a CIDR such as 10.0.0.0/16, got {value!r}") from exc
+
+
+def _cidr_list(value: object) -> object:
+    return [_cidr(x) if isinstance(x, str) else x for x in value] if isinstance(value, list) else value
+
+
+def _vlan_ranges(value: object) -> list[tuple[int, int]]:
+    """Accept "100-199,300", [100, "200-210"] or [[100, 199]]."""
+    items: list[object]
+    if isinstance(value, str):
+        items = [p for p in value.replace(" ", "").split(",") if p]
+    elif isinstance(value, int):
+        items = [value]
+    elif isinstance(value, list):
+        items = list(value)
+    else:
+        raise ValueError("expected VLAN ranges such as '100-199,300'")
+    out: list[tuple[int, int]] = []
+    for item in items:
+        if isinstance(item, int):
+            lo = hi = item
+        elif isinstance(item, str) and re.fullmatch(r"\d+(-\d+)?", item):
+            lo_s, _, hi_s = item.partition("-")
+            lo, hi = int(lo_s), int(hi_s or lo_s)
+        elif isinstance(item, list | tuple) and len(item) == 2 and all(isinstance(i, int) for i in item):
+            lo, hi = item[0], item[1]
+        else:
+            raise ValueError(f"expected a VLAN id or range such as 100-199, got {item!r}")
+        if not (1 <= lo <= hi <= 4094):
+            raise ValueError(f"VLAN range {lo}-{hi} is outside 1-4094")
+        out.append((lo, hi))
+    return out
+
+
+class NamespaceSelector(_Strict):
+    """Which Kubernetes namespaces belong to a tier: by name pattern and/or by labels."""
+
+    names: list[str] = []
+    labels: dict[str, str] = {}
+    exclude: list[str] = ["kube-system", "kube-public", "kube-node-lease"]
+
+    def selects(self, name: str, labels: dict[str, str]) -> bool:
+        if any(fnmatch.fnmatchcase(name, pat) for pat in self.exclude):
+            return False
+        if not self.names and not self.labels:
+            return False
+        by_name = not self.names or any(fnmatch.fnmatchcase(name, pat) for pat in self.names)
+        by_labels = all(labels.get(k) == v for k, v in self.labels.items())
+        return by_name and by_labels
+
+
+class AwsTags(_Strict):
+    vpc_tags: dict[str, str] = {}
+    subnet_tags: dict[str, str] = {}
+
+
+class TierIntent(_Strict):
+    """What one tier is made of. Checks hold observed facts against this."""
+
+    cidrs: list[str] = []
+    vrfs: list[str] = []
+    vlans: list[tuple[int, int]] = []
+    devices: list[str] = Field(default=[], description="hostname glob patterns of this tier's devices")
+    device_roles: dict[str, list[str]] = Field(
+        default={}, description="role name -> hostname glob patterns, e.g. {leaf: ['be-leaf*']}"
+    )
+    namespaces: NamespaceSelector | None = None
+    aws: AwsTags | None = None
+
+    @field_validator("cidrs", mode="before")
+    @classmethod
+    def _cidrs(cls, v: object) -> object:
+        return _cidr_list(v)
+
+    @field_validator("vlans", mode="before")
+    @classmethod
+    def _vlans(cls, v: object) -> list[tuple[int, int]]:
+        return _vlan_ranges(v)
+
+    def networks(self) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+        return [ipaddress.ip_network(c) for c in self.cidrs]
+
+    def role_of(self, hostname: str) -> str | None:
+        for role, patterns in self.device_roles.items():
+            if any(fnmatch.fnmatchcase(hostname, p) for p in patterns):
+                return role
+        return None
+
+    def claims(self, hostname: str) -> bool:
+        patterns = list(self.devices) + [p for ps in self.device_roles.values() for p in ps]
+        return any(fnmatch.fnmatchcase(hostname, p) for p in patterns)
+
+
+class OobTier(TierIntent):
+    jump_hosts: list[str] = []
+
+    @field_validator("jump_hosts", mode="before")
+    @classmethod
+    def _jumps(cls, v: object) -> object:
+        return _cidr_list(v)
+
+
+class FrontendTier(TierIntent):
+    egress_proxy: list[str] = Field(default=[], description="host:port of the declared forward proxies")
+    dns_resolvers: list[str] = []
+
+    @field_validator("egress_proxy")
+    @classmethod
+    def _proxy(cls, v: list[str]) -> list[str]:
+        for item in v:
+            host, sep, port = item.rpartition(":")
+            if not sep or not port.isdigit():
+                raise ValueError(f"expected host:port such as 10.20.5.10:3128, got {item!r}")
+            ipaddress.ip_address(host.strip("[]"))
+        return v
+
+    @field_validator("dns_resolvers")
+    @classmethod
+    def _resolvers(cls, v: list[str]) -> list[str]:
+        for item in v:
+            ipaddress.ip_address(item)
+        return v
+
+
+class BackendTier(TierIntent):
+    min_mtu: int = Field(default=9000, ge=1280, le=10240)
+    lossless_priority: int = Field(default=3, ge=0, le=7)
+    max_oversubscription: float = Field(default=1.0, gt=0)
+
+
+class Tiers(_Strict):
+    oob: OobTier | None = None
+    frontend: FrontendTier | None = None
+    backend: BackendTier | None = None
+
+    def get(self, tier: Tier) -> TierIntent | None:
+        if tier == Tier.CROSS:
+            return None
+        tier_intent: TierIntent | None = getattr(self, tier.value)
+        return tier_intent
+
+    def declared(self) -> list[Tier]:
+        return [t for t in (Tier.OOB, Tier.FRONTEND, Tier.BACKEND) if self.get(t) is not None]
+
+
+Responsibility = Literal["provider", "tenant", "shared"]
+
+
+class Intent(_Strict):
+    """The declared segmentation. A tier that is not declared makes its checks NOT_APPLICABLE."""
+
+    tiers: Tiers = Tiers()
+    shared_responsibility: dict[str, Responsibility] = Field(
+        default={}, description="control area -> who operates it, e.g. {physical-network: provider}"
+    )
+
+    def tier_of_device(self, hostname: str) -> Tier | None:
+        for tier in self.tiers.declared():
+            ti = self.tiers.get(tier)
+            if ti is not None and ti.claims(hostname):
+                return tier
+        return None
+
+
+class Credentials(_Strict):
+    """References to where a secret lives. The secret itself is read at connect time and never stored."""
+
+    username: str | None = None
+    username_env: str | None = None
+    password_env: str | None = None
+    password_file: Path | None = None
+    key_file: Path | None = None
+    use_ssh_agent: bool = False
+
+    @field_validator("username_env", "password_env")
+    @classmethod
+    def _env(cls, v: str | None) -> str | None:
+        if v is not None and not _ENV_NAME.match(v):
+            raise ValueError(f"expected an environment variable name, got {v!r}")
+        return v
+
+
+class DeviceSource(_Strict):
+    host: str
+    name: str | None = None
+    platform: Literal["eos", "nxos", "nxos_ssh", "ios", "cumulus", "sonic", "onyx"]
+    tier: Tier | None = None
+    role: str | None = None
+    port: int | None = Field(default=None, ge=1, le=65535)
+    credentials: Credentials = Credentials()
+    known_hosts: Path | None = None
+    accept_unknown_host_key: bool = Field(default=False, description="explicit, reported opt-out")
+    verify_tls: bool = True
+    ca_file: Path | None = None
+
+    @property
+    def target_name(self) -> str:
+        return self.name or self.host
+
+
+class AwsSource(_Strict):
+    name: str | None = None
+    profile: str | None = None
+    role_arn: str | None = None
+    external_id_env: str | None = None
+    regions: list[str] = Field(min_length=1)
+    endpoint_url: str | None = None
+
+    @model_validator(mode="after")
+    def _identity(self) -> AwsSource:
+        if self.profile and self.role_arn:
+            raise ValueError("give either profile or role_arn, not both")
+        return self
+
+
+class KubernetesSource(_Strict):
+    name: str | None = None
+    kubeconfig: Path | None = None
+    context: str | None = None
+
+
+class FileSource(_Strict):
+    """A directory (or file) of offline evidence for air-gapped audits."""
+
+    path: Path
+    cluster: str | None = Field(default=None, description="cluster name for Kubernetes manifests found here")
+    account: str | None = Field(default=None, description="AWS account id for describe_* JSON found here")
+    region: str | None = None
+
+
+class Sources(_Strict):
+    devices: list[DeviceSource] = []
+    aws: list[AwsSource] = []
+    kubernetes: list[KubernetesSource] = []
+    files: list[FileSource] = []
+
+    @field_validator("files", mode="before")
+    @classmethod
+    def _paths(cls, v: object) -> object:
+        if isinstance(v, list):
+            return [{"path": x} if isinstance(x, str) else x for x in v]
+        return v
+
+
+class AuditConfig(_Strict):
+    intent: Intent = Intent()
+    sources: Sources = Sources()
+    store: str = "sqlite:///auditor.db"
+    output: Path = Path("audit-output")
+    reports: list[Literal["json", "pdf"]] = ["json", "pdf"]
+    scope: str = Field(default="", description="free text for the report cover: what is audited and why")
+    base_dir: Path = Field(default=Path("."), exclude=True)
+
+    def resolve(self, path: Path) -> Path:
+        """Relative paths in the config are relative to the config file's directory."""
+        path = path.expanduser()
+        return path if path.is_absolute() else (self.base_dir / path)
+
+    def store_url(self) -> str:
+        prefix = "sqlite:///"
+        if self.store.startswith(prefix) and not self.store.startswith("sqlite:////"):
+            rel = self.store[len(prefix) :]
+            if rel and rel != ":memory:":
+                return prefix + str(self.resolve(Path(rel)).resolve())
+        return self.store

@@ -1,0 +1,57 @@
+"""The fact record base class and the kind -> model table."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from auditor.enums import FactKind
+
+_MODELS: dict[FactKind, type[FactRecord]] = {}
+
+
+class FactRecord(BaseModel):
+    """One normalized fact. Frozen and strict so facts from old evidence read back identically."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: ClassVar[FactKind]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        kind = cls.__dict__.get("kind")
+        if isinstance(kind, FactKind):
+            if kind in _MODELS:
+                raise TypeError(f"fact kind {kind} registered twice ({_MODELS[kind].__name__}, {cls.__name__})")
+            _MODELS[kind] = cls
+
+    def subject(self) -> str:
+        """A short, stable, human-readable key: what a finding about this fact is about."""
+        raise NotImplementedError
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+def fact_model(kind: FactKind) -> type[FactRecord]:
+    return _MODELS[kind]
+
+
+def record_from_json(kind: FactKind | str, data: dict[str, Any]) -> FactRecord:
+    return _MODELS[FactKind(kind)].model_validate(data)
+
+
+class Coverage(FactRecord):
+    """Says that a capture was read for this kind of fact on this target, even when it yielded none.
+
+    This is what lets a check tell 'no default route' (PASS) from 'never looked' (NOT_ASSESSED).
+    """
+
+    kind: ClassVar[FactKind] = FactKind.COVERAGE
+    target: str
+    covers: FactKind
+    scope: str = ""
+
+    def subject(self) -> str:
+        return f"{self.target}:{self.covers.value}"

@@ -1,0 +1,115 @@
+"""Facts about Kubernetes namespaces and network policies, whatever CNI wrote them."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from auditor.enums import FactKind
+from auditor.facts.base import FactRecord
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PolicyFlavor(StrEnum):
+    KUBERNETES = "kubernetes"  # networking.k8s.io/v1 NetworkPolicy
+    CILIUM = "cilium"  # CiliumNetworkPolicy
+    CILIUM_CLUSTERWIDE = "cilium-clusterwide"
+    CALICO = "calico"  # projectcalico.org/v3 NetworkPolicy
+    CALICO_GLOBAL = "calico-global"
+    ADMIN = "admin"  # policy.networking.k8s.io AdminNetworkPolicy
+    BASELINE_ADMIN = "baseline-admin"
+
+
+class SelectorRequirement(_Part):
+    key: str
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist"]
+    values: list[str] = []
+
+
+class LabelSelector(_Part):
+    """A Kubernetes label selector. The empty selector selects everything."""
+
+    match_labels: dict[str, str] = {}
+    match_expressions: list[SelectorRequirement] = []
+
+    def is_empty(self) -> bool:
+        return not self.match_labels and not self.match_expressions
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        if any(labels.get(k) != v for k, v in self.match_labels.items()):
+            return False
+        for req in self.match_expressions:
+            present = req.key in labels
+            if req.operator == "In" and not (present and labels[req.key] in req.values):
+                return False
+            if req.operator == "NotIn" and present and labels[req.key] in req.values:
+                return False
+            if req.operator == "Exists" and not present:
+                return False
+            if req.operator == "DoesNotExist" and present:
+                return False
+        return True
+
+
+class IpBlock(_Part):
+    cidr: str
+    except_: list[str] = []
+
+
+class PolicyPeer(_Part):
+    """One from/to entry. Both selectors None and no ip_block never occurs (the API forbids it)."""
+
+    pod_selector: LabelSelector | None = None
+    namespace_selector: LabelSelector | None = None
+    ip_block: IpBlock | None = None
+
+
+class PolicyPort(_Part):
+    protocol: str = "TCP"
+    port: int | str | None = None  # None: all ports; str: a named port
+    end_port: int | None = None
+
+
+class PolicyRule(_Part):
+    """One ingress or egress rule. No peers means all peers; no ports means all ports."""
+
+    peers: list[PolicyPeer] = []
+    ports: list[PolicyPort] = []
+
+    def allows_everything(self) -> bool:
+        return not self.peers and not self.ports
+
+
+class K8sNamespace(FactRecord):
+    kind: ClassVar[FactKind] = FactKind.K8S_NAMESPACE
+    cluster: str
+    name: str
+    labels: dict[str, str] = {}
+
+    def subject(self) -> str:
+        return f"{self.cluster}/ns {self.name}"
+
+
+class K8sNetworkPolicy(FactRecord):
+    """A network policy of any flavor. `ingress`/`egress` are filled for the flavors normalized so far;
+    `spec` keeps the whole original spec so later analyses can read what is not modelled yet."""
+
+    kind: ClassVar[FactKind] = FactKind.K8S_NETWORK_POLICY
+    cluster: str
+    namespace: str | None  # None for cluster-scoped policies
+    name: str
+    flavor: PolicyFlavor
+    pod_selector: LabelSelector = LabelSelector()
+    policy_types: list[Literal["Ingress", "Egress"]] = []
+    ingress: list[PolicyRule] = []
+    egress: list[PolicyRule] = []
+    spec: dict[str, Any] = {}
+
+    def subject(self) -> str:
+        where = self.namespace if self.namespace is not None else "cluster"
+        return f"{self.cluster}/{where}/{self.flavor.value} {self.name}"

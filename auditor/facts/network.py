@@ -1,0 +1,203 @@
+"""Facts about network devices, common to every platform (EOS, NX-OS, IOS, Cumulus, SONiC, ...)."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from auditor.enums import FactKind, Tier
+from auditor.facts.base import FactRecord
+
+VlanRange = tuple[int, int]
+
+
+class Device(FactRecord):
+    kind: ClassVar[FactKind] = FactKind.DEVICE
+    device: str
+    hostname: str
+    platform: str
+    tier: Tier | None = None
+    role: str | None = None
+    os_version: str | None = None
+    model: str | None = None
+
+    def subject(self) -> str:
+        return self.device
+
+
+class Interface(FactRecord):
+    kind: ClassVar[FactKind] = FactKind.INTERFACE
+    device: str
+    name: str
+    type: Literal["ethernet", "port-channel", "vlan", "loopback", "management", "vxlan", "tunnel", "other"]
+    description: str | None = None
+    vrf: str = "default"
+    enabled: bool = True
+    switchport: bool = False
+    mode: Literal["access", "trunk", "routed"] | None = None
+    access_vlan: int | None = None
+    native_vlan: int | None = None
+    trunk_allowed_vlans: list[VlanRange] | None = None  # None: all VLANs allowed
+    mtu: int | None = None
+    speed_mbps: int | None = None
+    ipv4: list[str] = []  # interface notation, e.g. "10.0.0.1/31"
+    ipv4_virtual: list[str] = []  # anycast gateway addresses ("ip address virtual")
+    ipv6: list[str] = []
+    port_channel: str | None = None  # the port-channel this member belongs to
+    service_profile: str | None = None  # QoS profile applied to the port
+
+    def subject(self) -> str:
+        return f"{self.device}/{self.name}"
+
+
+class Vrf(FactRecord):
+    kind: ClassVar[FactKind] = FactKind.VRF
+    device: str
+    name: str
+    rd: str | None = None
+    route_targets_import: list[str] = []
+    route_targets_export: list[str] = []
+    ip_routing: bool | None = None
+    l3_vni: int | None = None
+    leaks: list[str] = []  # inter-VRF leak statements, verbatim
+    bgp_networks: list[str] = []
+    bgp_redistribute: list[str] = []
+    interfaces: list[str] = []
+
+    def subject(self) -> str:
+        return f"{self.device}/vrf {self.name}"
+
+
+class Vlan(FactRecord):
+    kind: ClassVar[FactKind] = FactKind.VLAN
+    device: str
+    vlan_id: int
+    name: str | None = None
+    trunk_groups: list[str] = []
+    interfaces: list[str] = []
+
+    def subject(self) -> str:
+        return f"{self.device}/vlan {self.vlan_id}"
+
+
+class VxlanVni(FactRecord):
+    """One VXLAN mapping: an L2 VNI (vlan set) or an L3 VNI (vrf set)."""
+
+    kind: ClassVar[FactKind] = FactKind.VXLAN_VNI
+    device: str
+    vni: int
+    vlan: int | None = None
+    vrf: str | None = None
+
+    def subject(self) -> str:
+        return f"{self.device}/vni {self.vni}"
+
+
+class Route(FactRecord):
+    kind: ClassVar[FactKind] = FactKind.ROUTE
+    device: str
+    vrf: str = "default"
+    prefix: str  # network in CIDR form, e.g. "0.0.0.0/0"
+    protocol: str = "static"  # static, connected, bgp, ospf, ...
+    next_hop: str | None = None
+    interface: str | None = None
+    distance: int | None = None
+    name: str | None = None
+
+    def subject(self) -> str:
+        return f"{self.device}/vrf {self.vrf}/{self.prefix}"
+
+
+class BgpNeighbor(FactRecord):
+    kind: ClassVar[FactKind] = FactKind.BGP_NEIGHBOR
+    device: str
+    vrf: str = "default"
+    peer: str  # address, or peer-group / interface name for unnumbered peers
+    remote_as: str | None = None
+    peer_group: str | None = None
+    description: str | None = None
+    default_originate: bool = False
+    shutdown: bool = False
+
+    def subject(self) -> str:
+        return f"{self.device}/vrf {self.vrf}/bgp {self.peer}"
+
+
+class AclEntry(FactRecord):
+    sequence: int | None = None
+    action: Literal["permit", "deny", "remark"]
+    protocol: str | None = None
+    source: str | None = None  # "any", "host A", a CIDR, or an object-group name
+    source_ports: str | None = None
+    destination: str | None = None
+    destination_ports: str | None = None
+    text: str  # the entry as configured, for the report
+
+
+class Acl(FactRecord):
+    kind: ClassVar[FactKind] = FactKind.ACL
+    device: str
+    name: str
+    family: Literal["ipv4", "ipv6", "mac"] = "ipv4"
+    standard: bool = False
+    entries: list[AclEntry] = []
+
+    def subject(self) -> str:
+        return f"{self.device}/acl {self.name}"
+
+
+class AclBinding(FactRecord):
+    """Where an ACL is applied: an interface, a VTY/management service, or the control plane."""
+
+    kind: ClassVar[FactKind] = FactKind.ACL_BINDING
+    device: str
+    acl: str
+    attach_point: Literal["interface", "management", "control-plane"]
+    name: str  # interface name, service name (ssh, snmp, ...) or "control-plane"
+    direction: Literal["in", "out"] = "in"
+    vrf: str | None = None
+
+    def subject(self) -> str:
+        return f"{self.device}/{self.name}/{self.direction} {self.acl}"
+
+
+class MgmtService(FactRecord):
+    """A management-plane service and the VRF it listens in."""
+
+    kind: ClassVar[FactKind] = FactKind.MGMT_SERVICE
+    device: str
+    service: Literal["ssh", "telnet", "eapi", "nxapi", "snmp", "http", "https", "gnmi", "netconf", "restconf"]
+    vrf: str = "default"
+    enabled: bool = True
+    acl: str | None = None
+
+    def subject(self) -> str:
+        return f"{self.device}/{self.service} in vrf {self.vrf}"
+
+
+class QosInterface(FactRecord):
+    """PFC, ECN and trust settings of one interface, with any QoS profile already resolved."""
+
+    kind: ClassVar[FactKind] = FactKind.QOS_INTERFACE
+    device: str
+    interface: str
+    pfc_enabled: bool | None = None
+    pfc_no_drop_priorities: list[int] = []
+    pfc_drop_priorities: list[int] = []
+    pfc_watchdog: bool | None = None
+    ecn_queues: list[int] = []
+    trust: str | None = None  # "dscp", "cos", "untrusted"
+    service_policy_in: str | None = None
+
+    def subject(self) -> str:
+        return f"{self.device}/{self.interface} qos"
+
+
+class LldpNeighbor(FactRecord):
+    kind: ClassVar[FactKind] = FactKind.LLDP_NEIGHBOR
+    device: str
+    interface: str
+    neighbor: str
+    neighbor_interface: str | None = None
+
+    def subject(self) -> str:
+        return f"{self.device}/{self.interface} -> {self.neighbor}"

@@ -1,0 +1,1 @@
+"""Built-in checks, grouped by tier, and the check contract."""

@@ -1,0 +1,1 @@
+"""Collectors: one module or sub-package per source family, and the normalizers per platform."""

@@ -1,0 +1,1 @@
+"""Normalizers: pure functions from one raw capture to typed facts."""

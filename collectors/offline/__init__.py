@@ -1,0 +1,1 @@
+"""Offline evidence: files from air-gapped audits."""

@@ -1,0 +1,1 @@
+"""Report model, renderers and control mappings."""
