@@ -24,7 +24,10 @@ class Registry(Generic[T]):
     def register(self, name: str, entry: object) -> T:
         if name in self._entries:
             raise PluginError(f"{self.group}: {name!r} is registered twice")
-        value = self._validate(name, entry) if self._validate else entry
+        try:
+            value = self._validate(name, entry) if self._validate else entry
+        except (TypeError, ValueError) as exc:
+            raise PluginError(f"{self.group}: {name!r} is not usable: {exc}") from exc
         self._entries[name] = value  # type: ignore[assignment]
         return value  # type: ignore[return-value]
 

@@ -252,6 +252,9 @@ class FileSource(_Strict):
     cluster: str | None = Field(default=None, description="cluster name for Kubernetes manifests found here")
     account: str | None = Field(default=None, description="AWS account id for describe_* JSON found here")
     region: str | None = None
+    platform: Literal["eos", "nxos"] | None = Field(
+        default=None, description="platform of device configs here whose platform cannot be detected"
+    )
 
 
 class Sources(_Strict):

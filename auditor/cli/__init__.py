@@ -1,0 +1,1 @@
+"""The `auditor` command line. Only the CLI turns errors into exit codes."""

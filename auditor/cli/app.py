@@ -1,0 +1,112 @@
+"""Entry point and the commands that run audits."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from sqlalchemy import Engine
+
+from auditor.cli.console import LiveProgress, console, out, setup_logging
+from auditor.config.loader import load_config
+from auditor.errors import AuditorError, ConfigError
+from auditor.store.engine import open_store
+
+app = typer.Typer(
+    name="auditor",
+    help="Audit and evidence the segmentation of AI cluster networks (OOB, frontend, backend RDMA).",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="the audit config (auditor.yaml)")]
+StoreOpt = Annotated[
+    str | None, typer.Option("--store", help="store URL; default: the config's, $AUDITOR_STORE, or ./auditor.db")
+]
+RunOpt = Annotated[int | None, typer.Option("--run", "-r", help="run id (default: the latest run)")]
+
+
+def store_engine(config: Path | None, store: str | None, *, migrate: bool = True) -> Engine:
+    if store:
+        return open_store(store, migrate=migrate)
+    if config is not None:
+        return open_store(load_config(config).store_url(), migrate=migrate)
+    return open_store(os.environ.get("AUDITOR_STORE", "sqlite:///auditor.db"), migrate=migrate)
+
+
+def resolve_run(engine: Engine, run: int | None) -> int:
+    from auditor.store.reader import latest_run_id
+
+    if run is not None:
+        return run
+    latest = latest_run_id(engine)
+    if latest is None:
+        raise ConfigError("the store holds no run yet", hint="run `auditor audit -c auditor.yaml` first")
+    return latest
+
+
+@app.callback()
+def _root(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="debug logging")] = False) -> None:
+    setup_logging(verbose)
+
+
+@app.command()
+def audit(
+    config: Annotated[Path, typer.Option("--config", "-c", help="the audit config (auditor.yaml)")],
+    store: StoreOpt = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="report directory")] = None,
+    report_format: Annotated[
+        list[str] | None, typer.Option("--format", "-f", help="report formats (default: the config's)")
+    ] = None,
+    workers: Annotated[int, typer.Option(min=1, max=512, help="concurrent collection workers")] = 16,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+) -> None:
+    """Collect evidence, check it, seal the run and write the reports."""
+    from auditor.cli.render import print_outcome
+    from auditor.pipeline.audit import run_audit
+
+    cfg = load_config(config)
+    updates: dict[str, object] = {}
+    if store:
+        updates["store"] = store
+    if output:
+        updates["output"] = output.resolve()
+    if report_format:
+        updates["reports"] = report_format
+    cfg = cfg.model_copy(update=updates) if updates else cfg
+    engine = open_store(cfg.store_url())
+    with LiveProgress(enabled=not quiet and console.is_terminal) as progress:
+        outcome = run_audit(cfg, engine=engine, progress=progress, workers=workers)
+    print_outcome(engine, outcome)
+    raise typer.Exit(outcome.exit_code)
+
+
+def main() -> None:
+    """Console-script entry: AuditorErrors become one clear line and exit code 2."""
+    from auditor.cli import commands  # noqa: F401  (registers the other commands)
+
+    try:
+        code = app(standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except AuditorError as exc:
+        for err in getattr(exc, "all_errors", [exc]):
+            console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]: the run is recorded as interrupted, collected evidence is kept")
+        sys.exit(130)
+    except Exception as exc:  # click usage errors and the like
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(2)
+        if isinstance(exc, click.exceptions.Abort):
+            sys.exit(130)
+        raise

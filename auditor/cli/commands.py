@@ -1,0 +1,171 @@
+"""The inspection commands: checks, runs, report, verify, facts, check, db."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from auditor.cli.app import ConfigOpt, RunOpt, StoreOpt, app, resolve_run, store_engine
+from auditor.cli.console import out
+from auditor.cli.render import findings_table
+from auditor.enums import FactKind, Status
+from auditor.errors import ConfigError
+
+checks_app = typer.Typer(help="The check catalogue.", no_args_is_help=True)
+runs_app = typer.Typer(help="Stored audit runs.", no_args_is_help=True)
+db_app = typer.Typer(help="The store's schema.", no_args_is_help=True)
+app.add_typer(checks_app, name="checks")
+app.add_typer(runs_app, name="runs")
+app.add_typer(db_app, name="db")
+
+
+@checks_app.command("list")
+def checks_list(as_json: Annotated[bool, typer.Option("--json", help="machine-readable")] = False) -> None:
+    """Every registered check, built-in or plugin, with its tier and severity."""
+    from checks.base import check_registry
+
+    metas = [c.meta for _, c in check_registry().items()]
+    if as_json:
+        out.print_json(
+            data=[
+                {
+                    "id": m.id,
+                    "title": m.title,
+                    "tier": m.tier.value,
+                    "severity": m.severity.value,
+                    "needs": sorted(k.value for k in m.needs),
+                    "rationale": m.rationale,
+                    "remediation": m.remediation,
+                }
+                for m in metas
+            ]
+        )
+        return
+    table = Table(title="Checks")
+    for col in ("id", "tier", "severity", "title"):
+        table.add_column(col)
+    for m in metas:
+        table.add_row(m.id, m.tier.value, m.severity.value, m.title)
+    out.print(table)
+
+
+@runs_app.command("list")
+def runs_list(config: ConfigOpt = None, store: StoreOpt = None, limit: int = 20) -> None:
+    """The latest runs with their status and chain head."""
+    from auditor.store.reader import list_runs
+
+    table = Table(title="Runs")
+    for col in ("id", "status", "started (UTC)", "captures", "facts", "findings", "chain head"):
+        table.add_column(col)
+    for r in list_runs(store_engine(config, store), limit):
+        table.add_row(
+            str(r.id), r.status, r.started_at.strftime("%Y-%m-%d %H:%M:%S"), str(r.capture_count),
+            str(r.fact_count), str(r.finding_count), (r.chain_head or "-")[:16],
+        )
+    out.print(table)
+
+
+@app.command()
+def report(
+    run: RunOpt = None,
+    report_format: Annotated[list[str], typer.Option("--format", "-f", help="pdf, json, ...")] = ["pdf"],  # noqa: B006
+    output: Annotated[Path, typer.Option("--output", "-o")] = Path("audit-output"),
+    config: ConfigOpt = None,
+    store: StoreOpt = None,
+) -> None:
+    """Render a stored run's reports."""
+    from reports.render import render_reports
+
+    engine = store_engine(config, store)
+    for path in render_reports(engine, resolve_run(engine, run), report_format, output):
+        out.print(f"report: {path}")
+
+
+@app.command()
+def verify(run: RunOpt = None, config: ConfigOpt = None, store: StoreOpt = None) -> None:
+    """Recompute every capture hash, the chain, the seal and the digests; name the first mismatch."""
+    from auditor.evidence.verify import verify_run
+
+    engine = store_engine(config, store)
+    run_id = resolve_run(engine, run)
+    result = verify_run(engine, run_id)
+    if result.ok:
+        out.print(
+            f"[green]run {run_id} verified[/]: {result.captures_checked} captures, chain head {result.chain_head}"
+        )
+        return
+    for m in result.mismatches:
+        where = f" capture #{m.seq} ({m.target}: {m.source})" if m.seq is not None else ""
+        out.print(f"[bold red]run {run_id} FAILED verification[/]: {m.what}{where}: {m.detail}", highlight=False)
+    raise typer.Exit(1)
+
+
+@app.command()
+def facts(
+    kind: Annotated[str, typer.Option("--kind", "-k", help="fact kind, e.g. vrf, route, k8s_network_policy")],
+    run: RunOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines for scripts")] = False,
+    config: ConfigOpt = None,
+    store: StoreOpt = None,
+) -> None:
+    """The normalized facts of a run, for auditors and scripts."""
+    from auditor.store.reader import RunReader
+
+    try:
+        fact_kind = FactKind(kind)
+    except ValueError:
+        raise ConfigError(f"unknown fact kind {kind!r}", hint=f"one of: {', '.join(k.value for k in FactKind)}") from None
+    engine = store_engine(config, store)
+    rows = RunReader(engine, resolve_run(engine, run)).raw_facts(fact_kind)
+    if as_json:
+        for r in rows:
+            print(json.dumps({"id": r.id, "kind": r.kind, "target": r.target, "subject": r.subject,
+                              "evidence": {"seq": r.seq, "sha256": r.content_sha256}, "data": r.data},
+                             sort_keys=True))
+        return
+    table = Table(title=f"{fact_kind.value} facts ({len(rows)})")
+    table.add_column("id")
+    table.add_column("subject", overflow="fold")
+    table.add_column("data", overflow="fold")
+    for r in rows:
+        table.add_row(str(r.id), r.subject, json.dumps(r.data, sort_keys=True))
+    out.print(table)
+
+
+@app.command("check")
+def check_again(
+    run: RunOpt = None,
+    check_id: Annotated[list[str] | None, typer.Option("--check", help="only these check ids")] = None,
+    show_all: Annotated[bool, typer.Option("--all", help="show PASS findings too")] = False,
+    config: ConfigOpt = None,
+    store: StoreOpt = None,
+) -> None:
+    """Re-run checks on a stored run's facts (nothing is written); same facts, same findings."""
+    from auditor.pipeline.checking import evaluate_run, exit_code, to_rows
+    from checks.base import check_registry
+
+    engine = store_engine(config, store)
+    run_id = resolve_run(engine, run)
+    registry = check_registry()
+    if check_id:
+        for cid in check_id:
+            registry.get(cid)
+    verdicts = evaluate_run(engine, run_id, [c for _, c in registry.items()], set(check_id) if check_id else None)
+    out.print(findings_table(to_rows(verdicts), only_problems=not show_all))  # type: ignore[arg-type]
+    raise typer.Exit(exit_code([v.finding.status for v in verdicts], True))
+
+
+@db_app.command("upgrade")
+def db_upgrade(config: ConfigOpt = None, store: StoreOpt = None) -> None:
+    """Create or migrate the store's schema to the current version."""
+    from auditor.store.engine import current_revision
+
+    engine = store_engine(config, store, migrate=True)
+    out.print(f"store at revision {current_revision(engine)}")
+
+
+__all__ = ["Status"]

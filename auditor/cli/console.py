@@ -1,0 +1,60 @@
+"""Shared console, logging set-up and the live progress bar."""
+
+from __future__ import annotations
+
+import logging
+from types import TracebackType
+
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from auditor.evidence.redact import RedactingFilter
+
+console = Console(stderr=True)
+out = Console()
+
+
+def setup_logging(verbose: bool) -> None:
+    handler = RichHandler(console=console, show_path=False, rich_tracebacks=verbose)
+    handler.addFilter(RedactingFilter())  # secrets never reach log output, whatever a library logs
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, handlers=[handler], force=True)
+
+
+class LiveProgress:
+    """Targets done, failed and remaining, live; silent when output is not a terminal or --quiet."""
+
+    def __init__(self, enabled: bool) -> None:
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("[red]{task.fields[failed]} failed"),
+            TimeElapsedColumn(),
+            console=console,
+            disable=not enabled,
+            transient=False,
+        )
+        self._task: TaskID | None = None
+        self._failed = 0
+
+    def __enter__(self) -> LiveProgress:
+        self._progress.start()
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+        self._progress.stop()
+
+    def planned(self, targets: int) -> None:
+        self._task = self._progress.add_task("collecting", total=targets, failed=0)
+
+    def target_done(self, name: str, ok: bool) -> None:
+        if self._task is None:
+            return
+        if not ok:
+            self._failed += 1
+        self._progress.update(self._task, advance=1, failed=self._failed)
+
+    def phase(self, text: str) -> None:
+        if self._task is not None:
+            self._progress.update(self._task, description=text)

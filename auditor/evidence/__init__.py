@@ -1,0 +1,1 @@
+"""The evidence chain: redaction, hashing, chaining and verification of raw captures."""

@@ -1,0 +1,1 @@
+"""The SQL store: runs, targets, raw captures (evidence), normalized facts, findings and problems."""

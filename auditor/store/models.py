@@ -1,0 +1,159 @@
+"""SQLAlchemy 2 typed models. Every change here needs an Alembic migration (a test compares them)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+Json = JSON().with_variant(JSONB(), "postgresql")
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+Stamp = DateTime(timezone=True)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Run(Base):
+    """One audit run. Sealed with the chain head once collection ends; sealed runs never change."""
+
+    __tablename__ = "runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    status: Mapped[str] = mapped_column(String(16))
+    started_at: Mapped[datetime] = mapped_column(Stamp)
+    finished_at: Mapped[datetime | None] = mapped_column(Stamp)
+    scope: Mapped[str] = mapped_column(Text, default="")
+    tool_version: Mapped[str] = mapped_column(String(32))
+    operator: Mapped[str] = mapped_column(String(255), default="")
+    config_sha256: Mapped[str] = mapped_column(String(64))
+    config: Mapped[dict[str, Any]] = mapped_column(Json)
+    genesis: Mapped[str] = mapped_column(String(64))
+    chain_head: Mapped[str | None] = mapped_column(String(64))
+    facts_digest: Mapped[str | None] = mapped_column(String(64))
+    findings_digest: Mapped[str | None] = mapped_column(String(64))
+    capture_count: Mapped[int] = mapped_column(Integer, default=0)
+    fact_count: Mapped[int] = mapped_column(Integer, default=0)
+    finding_count: Mapped[int] = mapped_column(Integer, default=0)
+    sealed_at: Mapped[datetime | None] = mapped_column(Stamp)
+    reason: Mapped[str | None] = mapped_column(Text)
+
+
+class Target(Base):
+    """Something collected from: a device, an AWS account/region, a cluster, a directory of flow logs."""
+
+    __tablename__ = "targets"
+    __table_args__ = (UniqueConstraint("run_id", "kind", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    name: Mapped[str] = mapped_column(String(255))
+    platform: Mapped[str | None] = mapped_column(String(64))
+    tier: Mapped[str | None] = mapped_column(String(16))
+    role: Mapped[str | None] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str | None] = mapped_column(Text)
+    started_at: Mapped[datetime | None] = mapped_column(Stamp)
+    finished_at: Mapped[datetime | None] = mapped_column(Stamp)
+
+
+class Capture(Base):
+    """A raw capture: redacted bytes, their SHA-256, and the link to the previous capture. Append-only."""
+
+    __tablename__ = "captures"
+    __table_args__ = (UniqueConstraint("run_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    target_id: Mapped[int] = mapped_column(ForeignKey("targets.id"))
+    format: Mapped[str] = mapped_column(String(64))
+    source: Mapped[str] = mapped_column(Text)
+    origin: Mapped[str] = mapped_column(Text)
+    collected_at: Mapped[datetime] = mapped_column(Stamp)
+    meta: Mapped[dict[str, str]] = mapped_column(Json)
+    content: Mapped[bytes | None] = mapped_column(LargeBinary)
+    content_uri: Mapped[str | None] = mapped_column(Text)
+    size: Mapped[int] = mapped_column(BigInteger)
+    content_sha256: Mapped[str] = mapped_column(String(64))
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    link_hash: Mapped[str] = mapped_column(String(64))
+    redactions: Mapped[int] = mapped_column(Integer, default=0)
+    redaction_kinds: Mapped[dict[str, int]] = mapped_column(Json)
+
+
+class Fact(Base):
+    """A normalized fact row. Written in bulk through Core, never row by row through the ORM."""
+
+    __tablename__ = "facts"
+    __table_args__ = (Index("ix_facts_run_kind", "run_id", "kind"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"))
+    target_id: Mapped[int] = mapped_column(ForeignKey("targets.id"))
+    capture_id: Mapped[int] = mapped_column(ForeignKey("captures.id"))
+    kind: Mapped[str] = mapped_column(String(48))
+    subject: Mapped[str] = mapped_column(Text)
+    data: Mapped[dict[str, Any]] = mapped_column(Json)
+
+
+class Finding(Base):
+    __tablename__ = "findings"
+    __table_args__ = (Index("ix_findings_run_check", "run_id", "check_id"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"))
+    check_id: Mapped[str] = mapped_column(String(96))
+    status: Mapped[str] = mapped_column(String(16))
+    severity: Mapped[str] = mapped_column(String(16))
+    tier: Mapped[str] = mapped_column(String(16))
+    target: Mapped[str | None] = mapped_column(String(255))
+    subject: Mapped[str] = mapped_column(Text)
+    message: Mapped[str] = mapped_column(Text)
+    expected: Mapped[str] = mapped_column(Text)
+    found: Mapped[str] = mapped_column(Text)
+    fact_ids: Mapped[list[int]] = mapped_column(Json)
+    evidence: Mapped[list[dict[str, Any]]] = mapped_column(Json)
+
+
+class Problem(Base):
+    """An evidence gap: a target that could not be collected, a file or line that could not be read."""
+
+    __tablename__ = "problems"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    target_id: Mapped[int | None] = mapped_column(ForeignKey("targets.id"))
+    capture_id: Mapped[int | None] = mapped_column(ForeignKey("captures.id"))
+    location: Mapped[str] = mapped_column(Text)
+    message: Mapped[str] = mapped_column(Text)
+    hint: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(Stamp)
+
+
+APPEND_ONLY_TABLES = ("captures", "facts", "findings", "problems")

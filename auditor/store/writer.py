@@ -1,0 +1,269 @@
+"""Writes one run: targets, chained captures, facts in bulk, findings, problems, and the final seal."""
+
+from __future__ import annotations
+
+import getpass
+import socket
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, insert, select, update
+from sqlalchemy.orm import Session
+
+from auditor import __version__
+from auditor.capture import RawCapture
+from auditor.enums import RunStatus, TargetStatus
+from auditor.evidence.chain import LinkInput, genesis_hash, link_hash, sha256_hex
+from auditor.facts import FactRecord
+from auditor.normalize import Problem as ProblemRecord
+from auditor.store.digests import facts_digest, findings_digest
+from auditor.store.models import Capture, Fact, Finding, Problem, Run, Target
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def operator_name() -> str:
+    try:
+        return f"{getpass.getuser()}@{socket.gethostname()}"
+    except Exception:  # getuser fails without a passwd entry (some containers)
+        return socket.gethostname()
+
+
+@dataclass(frozen=True)
+class StoredCapture:
+    id: int
+    seq: int
+    content_sha256: str
+    link_hash: str
+
+
+@dataclass(frozen=True)
+class FindingRow:
+    check_id: str
+    status: str
+    severity: str
+    tier: str
+    target: str | None
+    subject: str
+    message: str
+    expected: str
+    found: str
+    fact_ids: list[int]
+    evidence: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Seal:
+    run_id: int
+    status: RunStatus
+    chain_head: str
+    facts_digest: str
+    findings_digest: str
+    capture_count: int
+    fact_count: int
+    finding_count: int
+
+
+class RunWriter:
+    """The single writer of a run. Not thread-safe by design: the chain is linear, so one thread appends."""
+
+    def __init__(self, engine: Engine, run_id: int, genesis: str) -> None:
+        self.engine = engine
+        self.run_id = run_id
+        self._prev = genesis
+        self._seq = 0
+        self._facts = 0
+
+    @classmethod
+    def start(cls, engine: Engine, *, config: dict[str, Any], config_sha256: str, scope: str) -> RunWriter:
+        started = utcnow()
+        with Session(engine) as session, session.begin():
+            run = Run(
+                status=RunStatus.RUNNING.value,
+                started_at=started,
+                scope=scope,
+                tool_version=__version__,
+                operator=operator_name(),
+                config_sha256=config_sha256,
+                config=config,
+                genesis="0" * 64,
+                capture_count=0,
+                fact_count=0,
+                finding_count=0,
+            )
+            session.add(run)
+            session.flush()
+            run_id = run.id
+            genesis = genesis_hash(run_id, started)
+            run.genesis = genesis
+        return cls(engine, run_id, genesis)
+
+    def add_target(
+        self,
+        *,
+        kind: str,
+        name: str,
+        platform: str | None = None,
+        tier: str | None = None,
+        role: str | None = None,
+    ) -> int:
+        with self.engine.begin() as conn:
+            result = conn.execute(
+                insert(Target).values(
+                    run_id=self.run_id,
+                    kind=kind,
+                    name=name,
+                    platform=platform,
+                    tier=tier,
+                    role=role,
+                    status=TargetStatus.PENDING.value,
+                    started_at=utcnow(),
+                )
+            )
+            return int(result.inserted_primary_key[0])  # type: ignore[index]
+
+    def finish_target(self, target_id: int, status: TargetStatus, reason: str | None = None) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(Target)
+                .where(Target.id == target_id)
+                .values(status=status.value, reason=reason, finished_at=utcnow())
+            )
+
+    def ingest(
+        self,
+        target_id: int,
+        capture: RawCapture,
+        *,
+        redactions: int,
+        redaction_kinds: dict[str, int],
+        facts: Sequence[FactRecord],
+        problems: Sequence[ProblemRecord] = (),
+    ) -> StoredCapture:
+        """Append one (already redacted) capture to the chain, with its facts and problems, atomically."""
+        seq = self._seq + 1
+        content_sha = sha256_hex(capture.content)
+        link = link_hash(
+            self._prev,
+            LinkInput(
+                run_id=self.run_id,
+                seq=seq,
+                target=capture.target,
+                format=capture.format,
+                source=capture.source,
+                origin=capture.origin,
+                collected_at=capture.collected_at,
+                meta=capture.meta,
+                size=len(capture.content),
+                content_sha256=content_sha,
+                redactions=redactions,
+            ),
+        )
+        with self.engine.begin() as conn:
+            result = conn.execute(
+                insert(Capture).values(
+                    run_id=self.run_id,
+                    seq=seq,
+                    target_id=target_id,
+                    format=capture.format,
+                    source=capture.source,
+                    origin=capture.origin,
+                    collected_at=capture.collected_at,
+                    meta=dict(capture.meta),
+                    content=capture.content,
+                    size=len(capture.content),
+                    content_sha256=content_sha,
+                    prev_hash=self._prev,
+                    link_hash=link,
+                    redactions=redactions,
+                    redaction_kinds=redaction_kinds,
+                )
+            )
+            capture_id = int(result.inserted_primary_key[0])  # type: ignore[index]
+            if facts:
+                conn.execute(
+                    insert(Fact),
+                    [
+                        {
+                            "run_id": self.run_id,
+                            "target_id": target_id,
+                            "capture_id": capture_id,
+                            "kind": f.kind.value,
+                            "subject": f.subject(),
+                            "data": f.to_json(),
+                        }
+                        for f in facts
+                    ],
+                )
+            if problems:
+                self._insert_problems(conn, target_id, capture_id, problems)
+        self._prev, self._seq = link, seq
+        self._facts += len(facts)
+        return StoredCapture(id=capture_id, seq=seq, content_sha256=content_sha, link_hash=link)
+
+    def add_problems(self, target_id: int | None, problems: Iterable[ProblemRecord]) -> None:
+        problems = list(problems)
+        if problems:
+            with self.engine.begin() as conn:
+                self._insert_problems(conn, target_id, None, problems)
+
+    def _insert_problems(
+        self, conn: Any, target_id: int | None, capture_id: int | None, problems: Sequence[ProblemRecord]
+    ) -> None:
+        now = utcnow()
+        conn.execute(
+            insert(Problem),
+            [
+                {
+                    "run_id": self.run_id,
+                    "target_id": target_id,
+                    "capture_id": capture_id,
+                    "location": p.location(),
+                    "message": p.message,
+                    "hint": p.hint,
+                    "created_at": now,
+                }
+                for p in problems
+            ],
+        )
+
+    def add_findings(self, rows: Sequence[FindingRow]) -> None:
+        if not rows:
+            return
+        with self.engine.begin() as conn:
+            conn.execute(insert(Finding), [{"run_id": self.run_id, **r.__dict__} for r in rows])
+
+    def seal(self, status: RunStatus, reason: str | None = None) -> Seal:
+        """Record the chain head and the digests of facts and findings; after this the run is immutable."""
+        with self.engine.begin() as conn:
+            f_digest, fact_count = facts_digest(conn, self.run_id)
+            g_digest, finding_count = findings_digest(conn, self.run_id)
+            conn.execute(
+                update(Run)
+                .where(Run.id == self.run_id)
+                .values(
+                    status=status.value,
+                    reason=reason,
+                    finished_at=utcnow(),
+                    sealed_at=utcnow(),
+                    chain_head=self._prev,
+                    facts_digest=f_digest,
+                    findings_digest=g_digest,
+                    capture_count=self._seq,
+                    fact_count=fact_count,
+                    finding_count=finding_count,
+                )
+            )
+        return Seal(self.run_id, status, self._prev, f_digest, g_digest, self._seq, fact_count, finding_count)
+
+    @property
+    def chain_head(self) -> str:
+        return self._prev
+
+    def run_status(self) -> str:
+        with self.engine.connect() as conn:
+            return str(conn.execute(select(Run.status).where(Run.id == self.run_id)).scalar_one())

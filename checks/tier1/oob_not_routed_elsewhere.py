@@ -1,0 +1,117 @@
+"""T1-OOB-NOT-ROUTED-ELSEWHERE: OOB management space is routed only inside the OOB network."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from auditor.config.models import OobTier
+from auditor.enums import FactKind, Severity, Tier
+from auditor.facts import AwsRouteTable, AwsVpc, FactRecord, Interface, Route
+from auditor.store.reader import StoredFact
+from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.netutil import Network, inside, network
+
+DEVICE_NEEDS = frozenset({FactKind.ROUTE, FactKind.INTERFACE})
+AWS_NEEDS = frozenset({FactKind.AWS_ROUTE_TABLE})
+
+
+class OobNotRoutedElsewhere(Check):
+    meta = CheckMeta(
+        id="T1-OOB-NOT-ROUTED-ELSEWHERE",
+        title="OOB management space is not routed outside the OOB network",
+        tier=Tier.OOB,
+        severity=Severity.CRITICAL,
+        needs=DEVICE_NEEDS | AWS_NEEDS,
+        rationale=(
+            "BMCs, PDUs and switch management ports must be reachable only from the OOB network and its jump "
+            "hosts. A route or an address for OOB space in a frontend or backend VRF, or in a cloud route "
+            "table, is a path from workloads to the machines' baseboard controllers."
+        ),
+        remediation=(
+            "Keep OOB prefixes in the management VRF only: remove static routes and interface addresses for "
+            "OOB space from other VRFs and from cloud route tables, except host routes to declared jump hosts."
+        ),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        oob = ctx.intent.tiers.oob
+        assert isinstance(oob, OobTier)
+        oob_nets = oob.networks()
+        if not oob_nets:
+            yield self.not_assessed("OOB CIDRs", "the intent names no OOB CIDR; declare intent.tiers.oob.cidrs")
+            return
+        jump_nets = [n for n in (network(j) for j in oob.jump_hosts) if n is not None]
+        devices, gaps = self.split_assessable(ctx, [t for t in ctx.targets if t.kind == "device"], DEVICE_NEEDS)
+        yield from gaps
+        clouds, gaps = self.split_assessable(ctx, [t for t in ctx.targets if t.kind == "aws"], AWS_NEEDS)
+        yield from gaps
+        oob_vrfs = set(oob.vrfs)
+        yield from self._devices(ctx, {t.name for t in devices if t.tier != Tier.OOB}, oob_nets, jump_nets, oob_vrfs)
+        yield from self._clouds(ctx, {t.name for t in clouds}, oob_nets, jump_nets, oob.aws.vpc_tags if oob.aws else {})
+
+    def _devices(
+        self,
+        ctx: CheckContext,
+        names: set[str],
+        oob_nets: list[Network],
+        jump_nets: list[Network],
+        oob_vrfs: set[str],
+    ) -> Iterable[Finding]:
+        expected = f"no route or address in {', '.join(map(str, oob_nets))} outside VRF(s) {sorted(oob_vrfs)}"
+        offenders: dict[str, list[tuple[str, StoredFact[FactRecord]]]] = defaultdict(list)
+        counted: dict[str, int] = defaultdict(int)
+        for r in ctx.facts.of(Route):
+            if r.target not in names:
+                continue
+            counted[r.target] += 1
+            rec = r.record
+            hit = inside(rec.prefix, oob_nets)
+            if hit and rec.vrf not in oob_vrfs and not inside(rec.prefix, jump_nets):
+                via = rec.next_hop or rec.interface or "?"
+                offenders[r.target].append((f"{rec.protocol} route {rec.prefix} via {via} in vrf {rec.vrf}", r))
+        for i in ctx.facts.of(Interface):
+            if i.target not in names:
+                continue
+            rec = i.record
+            for addr in [*rec.ipv4, *rec.ipv6, *rec.ipv4_virtual]:
+                counted[i.target] += 1
+                if inside(addr, oob_nets) and rec.vrf not in oob_vrfs:
+                    offenders[i.target].append((f"{rec.name} has {addr} (connected) in vrf {rec.vrf}", i))
+        for name in sorted(names):
+            if offenders[name]:
+                for text, fact in offenders[name]:
+                    yield self.failed(f"{name}: {text.split(' in vrf')[0]}", expected, text, fact, target=name)
+            else:
+                yield self.passed(
+                    name, expected, f"none among {counted[name]} route(s) and interface address(es)", target=name
+                )
+
+    def _clouds(
+        self,
+        ctx: CheckContext,
+        names: set[str],
+        oob_nets: list[Network],
+        jump_nets: list[Network],
+        oob_vpc_tags: dict[str, str],
+    ) -> Iterable[Finding]:
+        oob_vpcs = {
+            v.record.vpc_id
+            for v in ctx.facts.of(AwsVpc)
+            if oob_vpc_tags and all(v.record.tags.get(k) == val for k, val in oob_vpc_tags.items())
+        }
+        expected = f"no route to {', '.join(map(str, oob_nets))} outside the OOB VPCs"
+        for table in ctx.facts.of(AwsRouteTable):
+            if table.target not in names or table.record.vpc_id in oob_vpcs:
+                continue
+            rec = table.record
+            bad = [
+                f"{r.destination} -> {r.target_type} {r.target_id or ''}".strip()
+                for r in rec.routes
+                if inside(r.destination, oob_nets) and not inside(r.destination, jump_nets)
+            ]
+            if bad:
+                yield self.failed(rec.subject(), expected, "; ".join(bad), table, target=table.target)
+            else:
+                yield self.passed(rec.subject(), expected, f"none among {len(rec.routes)} route(s)", table,
+                                  target=table.target)

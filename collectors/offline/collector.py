@@ -1,0 +1,152 @@
+"""Offline evidence: the same captures as live collection, read from files for air-gapped audits."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import ClassVar
+
+from auditor.capture import RawCapture
+from auditor.config.models import AuditConfig, FileSource
+from auditor.enums import TargetKind, Tier
+from auditor.normalize import Problem
+from collectors.base import Plan, TargetSpec
+from collectors.offline.classify import IGNORED_SUFFIXES, classify, read_head
+
+_REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
+_PLATFORM_FORMAT = {"eos": "eos.running-config", "nxos": "nxos.running-config", "nxos_ssh": "nxos.running-config"}
+SOURCE_OF = {
+    "eos.running-config": "show running-config",
+    "nxos.running-config": "show running-config",
+    "k8s.manifest": "kubernetes manifest",
+    "aws.describe": "ec2 describe_* response",
+    "aws.flowlog": "vpc flow log file",
+}
+
+
+class OfflineFilesCollector:
+    """Reads evidence directories. Files are grouped into targets by what they describe."""
+
+    name: ClassVar[str] = "files"
+    permissions: ClassVar[dict[str, list[str]]] = {"filesystem": ["read the configured evidence paths"]}
+
+    def plan(self, config: AuditConfig) -> Plan:
+        plan = Plan()
+        groups: dict[tuple[TargetKind, str], list[tuple[Path, str, dict[str, str]]]] = defaultdict(list)
+        specs: dict[tuple[TargetKind, str], TargetSpec] = {}
+        for source in config.sources.files:
+            root = config.resolve(source.path)
+            if not root.exists():
+                plan.problems.append(
+                    Problem(str(source.path), "evidence path does not exist", hint="fix sources.files in the config")
+                )
+                continue
+            for path in _walk(root):
+                try:
+                    head = read_head(path)
+                except OSError as exc:
+                    plan.problems.append(Problem(_rel(path, config), f"cannot read: {exc.strerror}"))
+                    continue
+                found = classify(path, head)
+                if found is None:
+                    continue
+                spec, fmt, meta, problem = self._target_for(path, found.format, found.hostname, source, config)
+                if problem is not None:
+                    plan.problems.append(problem)
+                    continue
+                assert spec is not None
+                key = (spec.kind, spec.name)
+                specs.setdefault(key, spec)
+                groups[key].append((path, fmt, meta))
+        for key, spec in specs.items():
+            files = [(str(p), fmt, meta, _rel(p, config)) for p, fmt, meta in groups[key]]
+            plan.targets.append(
+                TargetSpec(spec.kind, spec.name, self.name, spec.platform, spec.tier, spec.role, payload=files)
+            )
+        return plan
+
+    def _target_for(
+        self,
+        path: Path,
+        fmt: str,
+        hostname: str | None,
+        source: FileSource,
+        config: AuditConfig,
+    ) -> tuple[TargetSpec | None, str, dict[str, str], Problem | None]:
+        if fmt.endswith(".running-config"):
+            name = hostname or path.stem
+            if source.platform is not None:
+                fmt = _PLATFORM_FORMAT[source.platform]
+            if fmt.startswith("unknown."):
+                problem = Problem(
+                    _rel(path, config),
+                    f"cannot tell the platform of device {name}'s config",
+                    hint="set `platform` on this sources.files entry",
+                )
+                return None, fmt, {}, problem
+            platform = fmt.split(".")[0]
+            tier = config.intent.tier_of_device(name)
+            role = _role(config, tier, name)
+            meta = {"device": name, "platform": platform}
+            if tier:
+                meta["tier"] = tier.value
+            if role:
+                meta["role"] = role
+            return TargetSpec(TargetKind.DEVICE, name, self.name, platform, tier, role), fmt, meta, None
+        if fmt == "k8s.manifest":
+            cluster = source.cluster or "offline"
+            return TargetSpec(TargetKind.KUBERNETES, cluster, self.name, "kubernetes"), fmt, {"cluster": cluster}, None
+        if fmt == "aws.describe":
+            account = source.account or "offline"
+            region = source.region or (path.parent.name if _REGION.match(path.parent.name) else "unknown")
+            meta = {"account": account, "region": region}
+            return TargetSpec(TargetKind.AWS, f"{account}/{region}", self.name, "aws"), fmt, meta, None
+        rel_root = _rel(config.resolve(source.path), config)
+        meta = {"source": _rel(path, config)}
+        return TargetSpec(TargetKind.FLOW_LOGS, f"flowlogs:{rel_root}", self.name, "aws"), fmt, meta, None
+
+    def collect(self, target: TargetSpec) -> Iterator[RawCapture | Problem]:
+        for path_s, fmt, meta, rel in target.payload:
+            path = Path(path_s)
+            try:
+                content = path.read_bytes()
+                mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+            except OSError as exc:
+                yield Problem(rel, f"cannot read: {exc.strerror}", hint="check the file and its permissions")
+                continue
+            yield RawCapture(
+                target=target.name,
+                format=fmt,
+                source=f"{SOURCE_OF.get(fmt, fmt)} (offline file)",
+                origin=rel,
+                collected_at=datetime.now(UTC),
+                content=content,
+                meta={**meta, "file_mtime": mtime.strftime("%Y-%m-%dT%H:%M:%SZ")},
+            )
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    if root.is_file():
+        yield root
+        return
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not any(p.startswith(".") for p in path.relative_to(root).parts):
+            if path.suffix.lower() not in IGNORED_SUFFIXES:
+                yield path
+
+
+def _rel(path: Path, config: AuditConfig) -> str:
+    try:
+        return str(path.resolve().relative_to(config.base_dir.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _role(config: AuditConfig, tier: Tier | None, hostname: str) -> str | None:
+    if tier is None:
+        return None
+    intent = config.intent.tiers.get(tier)
+    return intent.role_of(hostname) if intent else None

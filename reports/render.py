@@ -1,0 +1,23 @@
+"""Render a stored run in the requested formats into an output directory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from checks.base import check_registry
+from reports.base import report_registry
+from reports.build import build_report_data
+
+
+def render_reports(engine: Engine, run_id: int, formats: Iterable[str], output: Path) -> list[Path]:
+    registry = report_registry()
+    data = build_report_data(engine, run_id, [c for _, c in check_registry().items()])
+    output.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for fmt in formats:
+        renderer = registry.get(fmt)
+        paths.append(renderer.render(data, output / f"run-{run_id}{renderer.extension}"))
+    return paths

@@ -1,0 +1,29 @@
+"""The migrations and the models agree, on SQLite and PostgreSQL, and the store migrates on first use."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import Engine, inspect
+
+from auditor.store.engine import current_revision, head_revision, open_store
+from auditor.store.models import Base
+
+
+def test_new_store_is_migrated_on_first_use(store_url: str) -> None:
+    engine = open_store(store_url)
+    assert current_revision(engine) == head_revision()
+    assert {"runs", "targets", "captures", "facts", "findings", "problems"} <= set(inspect(engine).get_table_names())
+
+
+def test_models_and_migrations_agree(engine: Engine) -> None:
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == [], f"models and migrations differ; write a migration: {diff}"
+
+
+def test_open_twice_is_idempotent(store_url: str) -> None:
+    first = open_store(store_url)
+    first.dispose()
+    second = open_store(store_url)
+    assert current_revision(second) == head_revision()
