@@ -1,0 +1,302 @@
+"""Normalize Kubernetes manifests (`k8s.manifest`) into namespace and network-policy facts.
+
+Reads what `kubectl get -o yaml|json` prints and what people keep in git: single documents,
+multi-document YAML, `kind: List` and `*List` objects. Kubernetes NetworkPolicies are parsed rule by
+rule; Cilium, Calico and AdminNetworkPolicy objects keep their whole spec for a later analysis, with
+the selector and policy types filled where the flavor has them. One bad document or object becomes a
+Problem naming its line; the rest of the file is still used. It never raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from auditor.capture import RawCapture
+from auditor.enums import FactKind
+from auditor.facts.base import FactRecord
+from auditor.facts.kubernetes import K8sNamespace, K8sNetworkPolicy, LabelSelector, PolicyFlavor
+from auditor.normalize import NormalizeResult, Problem
+from collectors.normalizers.kubernetes_docs import Document, load_documents
+from collectors.normalizers.kubernetes_spec import (
+    PolicyType,
+    ShapeError,
+    label_selector,
+    mapping,
+    network_policy_parts,
+    sequence,
+    string,
+    string_map,
+)
+
+DEFAULT_CLUSTER = "offline"
+DEFAULT_NAMESPACE = "default"  # where `kubectl apply` puts a namespaced object that names none
+# The API server sets this immutable label on every namespace (GA in 1.22); policies select on it.
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+
+_K8S_GROUPS = ("networking.k8s.io", "extensions")
+_CALICO_GROUPS = ("projectcalico.org", "crd.projectcalico.org")
+_CILIUM_GROUP = "cilium.io"
+_ANP_GROUP = "policy.networking.k8s.io"
+_NAMESPACED_KINDS = frozenset({"NetworkPolicy", "CiliumNetworkPolicy"})
+_READ_KINDS = frozenset(
+    {
+        "Namespace",
+        "NetworkPolicy",
+        "GlobalNetworkPolicy",
+        "CiliumNetworkPolicy",
+        "CiliumClusterwideNetworkPolicy",
+        "AdminNetworkPolicy",
+        "BaselineAdminNetworkPolicy",
+        "ClusterNetworkPolicy",
+    }
+)
+
+
+@dataclass(frozen=True)
+class _Object:
+    """One API object with where it was found, for problems a human can act on."""
+
+    line: int
+    where: str  # "" for a top-level document, "items[3]" inside a list
+    api_version: str
+    kind: str
+    body: dict[str, Any]
+
+
+def normalize_manifest(capture: RawCapture) -> NormalizeResult:
+    """Namespaces and network policies of every flavor found in one manifest file."""
+    result = NormalizeResult(covers={FactKind.K8S_NAMESPACE, FactKind.K8S_NETWORK_POLICY})
+    cluster = capture.meta.get("cluster") or DEFAULT_CLUSTER
+    try:
+        for document in load_documents(capture.content, capture.origin, result.problems):
+            for obj in _objects(document, capture.origin, result.problems):
+                _normalize_object(obj, cluster, capture.origin, result)
+    except Exception as exc:  # last resort: a normalizer never takes the run down
+        result.problems.append(Problem(capture.origin, f"could not read the manifest: {exc!r}"))
+    return result
+
+
+def _objects(document: Document, origin: str, problems: list[Problem]) -> Iterator[_Object]:
+    data = document.data
+    if data is None:  # an empty document, e.g. a trailing `---`
+        return
+    if not isinstance(data, dict):
+        problems.append(
+            Problem(origin, f"document is not a mapping but a {type(data).__name__}", document.line)
+        )
+        return
+    kind = data.get("kind")
+    api_version = data.get("apiVersion")
+    if not isinstance(kind, str) or not kind.endswith("List"):
+        yield _Object(document.line, "", _text(api_version), _text(kind), data)
+        return
+    if "items" not in data:
+        if kind == "List" or kind[: -len("List")] in _READ_KINDS:
+            problems.append(Problem(origin, f"{kind} has no `items` field", document.line))
+        return
+    items = data["items"]
+    if items is None:
+        return
+    if not isinstance(items, list):
+        problems.append(Problem(origin, f"{kind}.items is not a list", document.line))
+        return
+    # A typed list (NamespaceList, NetworkPolicyList) may omit kind/apiVersion on its items.
+    item_kind = kind[: -len("List")]
+    lines = document.item_lines
+    for index, item in enumerate(items):
+        line = lines[index] if lines is not None else document.line
+        where = f"items[{index}]"
+        if not isinstance(item, dict):
+            problems.append(Problem(origin, f"{kind} {where} is not a mapping", line))
+            continue
+        item_api = item.get("apiVersion") or (api_version if item_kind else None)
+        yield _Object(line, where, _text(item_api), _text(item.get("kind") or item_kind), item)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _normalize_object(obj: _Object, cluster: str, origin: str, result: NormalizeResult) -> None:
+    group = obj.api_version.rsplit("/", 1)[0] if "/" in obj.api_version else ""
+    handler = _handler(group, obj.kind)
+    if handler is None:
+        if obj.kind == "NetworkPolicy":
+            label = f"{obj.where} " if obj.where else ""
+            message = f"{label}NetworkPolicy of unsupported apiVersion {obj.api_version!r} was not read"
+            result.problems.append(Problem(origin, message, obj.line, hint="audit this policy by hand"))
+        return
+    try:
+        result.add(handler(obj, cluster))
+    except (ShapeError, ValidationError, TypeError, ValueError) as exc:
+        detail = str(exc) if isinstance(exc, ShapeError) else _short(exc)
+        result.problems.append(Problem(origin, f"{_describe(obj)}: {detail}", obj.line))
+
+
+def _short(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return f"{where}: {first['msg']}" if where else str(first["msg"])
+    return str(exc)
+
+
+def _describe(obj: _Object) -> str:
+    """`kind namespace/name` as `kubectl` would show it, for problem messages."""
+    metadata = obj.body.get("metadata")
+    name = namespace = None
+    if isinstance(metadata, dict):
+        name, namespace = metadata.get("name"), metadata.get("namespace")
+    if not isinstance(namespace, str) and obj.kind in _NAMESPACED_KINDS:
+        namespace = DEFAULT_NAMESPACE
+    who = f"{namespace}/{name}" if isinstance(namespace, str) else str(name)
+    prefix = f"{obj.where} " if obj.where else ""
+    return f"{prefix}{obj.kind} {who}"
+
+
+_Handler = Callable[[_Object, str], FactRecord]
+
+
+def _handler(group: str, kind: str) -> _Handler | None:
+    if kind == "Namespace" and group == "":
+        return _namespace
+    if kind == "NetworkPolicy" and (group in _K8S_GROUPS or group == ""):
+        return _kubernetes_policy
+    if kind in ("NetworkPolicy", "GlobalNetworkPolicy") and group in _CALICO_GROUPS:
+        return _calico_policy
+    if kind in ("CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy") and group == _CILIUM_GROUP:
+        return _cilium_policy
+    if kind in ("AdminNetworkPolicy", "BaselineAdminNetworkPolicy", "ClusterNetworkPolicy") and (
+        group == _ANP_GROUP
+    ):
+        return _admin_policy
+    return None
+
+
+def _metadata(obj: _Object, *, namespaced: bool) -> tuple[str, str | None]:
+    metadata = mapping(obj.body.get("metadata"), "metadata")
+    name = metadata.get("name")
+    if not isinstance(name, str) or not name:
+        raise ShapeError("metadata.name is missing")
+    if not namespaced:
+        return name, None
+    namespace = metadata.get("namespace")
+    if namespace is None or namespace == "":
+        return name, DEFAULT_NAMESPACE
+    return name, string(namespace, "metadata.namespace")
+
+
+def _namespace(obj: _Object, cluster: str) -> K8sNamespace:
+    name, _ = _metadata(obj, namespaced=False)
+    metadata = mapping(obj.body.get("metadata"), "metadata")
+    labels = string_map(metadata.get("labels"), "metadata.labels")
+    labels.setdefault(NAMESPACE_NAME_LABEL, name)
+    return K8sNamespace(cluster=cluster, name=name, labels=labels)
+
+
+def _kubernetes_policy(obj: _Object, cluster: str) -> K8sNetworkPolicy:
+    name, namespace = _metadata(obj, namespaced=True)
+    spec = mapping(obj.body.get("spec"), "spec")
+    selector, types, ingress, egress = network_policy_parts(spec)
+    return K8sNetworkPolicy(
+        cluster=cluster,
+        namespace=namespace,
+        name=name,
+        flavor=PolicyFlavor.KUBERNETES,
+        pod_selector=selector,
+        policy_types=types,
+        ingress=ingress,
+        egress=egress,
+        spec=spec,
+    )
+
+
+def _present(spec: dict[str, Any], *keys: str) -> bool:
+    return any(spec.get(key) is not None for key in keys)
+
+
+def _cilium_policy(obj: _Object, cluster: str) -> K8sNetworkPolicy:
+    """A CNP/CCNP holds one rule in `spec` and/or several in `specs`; all of them apply."""
+    clusterwide = obj.kind == "CiliumClusterwideNetworkPolicy"
+    name, namespace = _metadata(obj, namespaced=not clusterwide)
+    rules: list[dict[str, Any]] = []
+    if obj.body.get("spec") is not None:
+        rules.append(mapping(obj.body["spec"], "spec"))
+    specs = sequence(obj.body.get("specs"), "specs")
+    rules.extend(mapping(r, f"specs[{i}]", allow_none=False) for i, r in enumerate(specs))
+    if not rules:
+        raise ShapeError("has neither spec nor specs")
+    spec = rules[0] if obj.body.get("spec") is not None and not specs else {"specs": rules}
+    types: list[PolicyType] = []
+    if any(_present(r, "ingress", "ingressDeny") for r in rules):
+        types.append("Ingress")
+    if any(_present(r, "egress", "egressDeny") for r in rules):
+        types.append("Egress")
+    return K8sNetworkPolicy(
+        cluster=cluster,
+        namespace=namespace,
+        name=name,
+        flavor=PolicyFlavor.CILIUM_CLUSTERWIDE if clusterwide else PolicyFlavor.CILIUM,
+        pod_selector=_cilium_selector(rules),
+        policy_types=types,
+        spec=spec,
+    )
+
+
+def _cilium_selector(rules: list[dict[str, Any]]) -> LabelSelector:
+    """The endpointSelector when every rule has the same one; a nodeSelector (host policy) or rules
+    with different selectors cannot be one LabelSelector, so those leave it empty: read `spec`."""
+    raw = [r.get("endpointSelector") for r in rules]
+    if any(s is None for s in raw) or any(s != raw[0] for s in raw[1:]):
+        return LabelSelector()
+    return label_selector(raw[0], "spec.endpointSelector")
+
+
+def _calico_policy(obj: _Object, cluster: str) -> K8sNetworkPolicy:
+    """Calico selectors are expressions (`app == 'db'`), not label selectors: they stay in `spec`."""
+    is_global = obj.kind == "GlobalNetworkPolicy"
+    name, namespace = _metadata(obj, namespaced=not is_global)
+    spec = mapping(obj.body.get("spec"), "spec")
+    declared = sequence(spec.get("types"), "spec.types")
+    types: list[PolicyType] = []
+    for index, item in enumerate(declared):
+        if item not in ("Ingress", "Egress"):
+            raise ShapeError(f"spec.types[{index}] must be Ingress or Egress, not {item!r}")
+        types.append("Ingress" if item == "Ingress" else "Egress")
+    if not declared:  # Calico's documented default, from which rule lists are non-empty
+        has_in = bool(sequence(spec.get("ingress"), "spec.ingress"))
+        has_out = bool(sequence(spec.get("egress"), "spec.egress"))
+        types = ["Ingress", "Egress"] if has_in and has_out else ["Egress"] if has_out else ["Ingress"]
+    return K8sNetworkPolicy(
+        cluster=cluster,
+        namespace=namespace,
+        name=name,
+        flavor=PolicyFlavor.CALICO_GLOBAL if is_global else PolicyFlavor.CALICO,
+        policy_types=types,
+        spec=spec,
+    )
+
+
+def _admin_policy(obj: _Object, cluster: str) -> K8sNetworkPolicy:
+    """ANP and BANP (v1alpha1), and their successor ClusterNetworkPolicy (v1alpha2, `tier`)."""
+    name, _ = _metadata(obj, namespaced=False)
+    spec = mapping(obj.body.get("spec"), "spec")
+    if obj.kind == "ClusterNetworkPolicy":
+        tier = spec.get("tier")
+        if tier not in ("Admin", "Baseline"):
+            raise ShapeError(f"spec.tier must be Admin or Baseline, not {tier!r}")
+        flavor = PolicyFlavor.ADMIN if tier == "Admin" else PolicyFlavor.BASELINE_ADMIN
+    else:
+        flavor = PolicyFlavor.ADMIN if obj.kind == "AdminNetworkPolicy" else PolicyFlavor.BASELINE_ADMIN
+    types: list[PolicyType] = []
+    if _present(spec, "ingress"):
+        types.append("Ingress")
+    if _present(spec, "egress"):
+        types.append("Egress")
+    return K8sNetworkPolicy(
+        cluster=cluster, namespace=None, name=name, flavor=flavor, policy_types=types, spec=spec
+    )
