@@ -1,0 +1,442 @@
+"""Redaction of raw captures: secrets are replaced before anything is hashed, stored, reported or logged.
+
+Only the secret value is replaced, by the single token ``<redacted>``, so a redacted config still
+parses (``username admin privilege 15 secret sha512 <redacted>``). The rules are in
+:mod:`auditor.evidence.redact_rules`. Redaction is idempotent: redacting twice changes nothing more.
+
+JSON is handled structurally enough to stay valid: JSON-aware rules run on the raw text, and every
+string literal that may hold a config (e.g. NAPALM's ``{"running": "...\\n..."}``) is decoded, redacted
+as text, and its secret spans are mapped back onto the raw bytes, so escapes and every non-secret
+byte are kept as they were.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+import yaml
+
+from auditor.evidence.redact_rules import RULES, Anchor, Block, Pattern, Scope
+
+__all__ = ["REDACTED", "RedactingFilter", "Redaction", "redact", "redact_text"]
+
+REDACTED = "<redacted>"
+
+# Formats whose content cannot hold a secret: passed through untouched, by explicit name or magic only.
+_PASSTHROUGH_FORMATS = frozenset({"aws.flowlog"})
+_GZIP_MAGIC = b"\x1f\x8b"
+_PARQUET_MAGIC = b"PAR1"
+
+_MAX_JSON_DEPTH = 4  # JSON in a JSON string (kubectl's last-applied-configuration) in a JSON string ...
+_JSON_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"', re.S)
+_JSON_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|(.))", re.S)
+_JSON_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+# Gates of the rules that only run on text: a JSON string holding none of them is not decoded.
+# An escaped ASCII letter (`\u0070assword`) could hide a gate, so such strings are decoded too.
+_TEXT_GATES = (*sorted({p.gate for r in RULES for p in r.patterns if not p.json_safe}), "\\u00")
+_BRACES = re.compile(r"[{}]")
+_K8S_SECRET_KIND = re.compile(r"""kind["']?[ \t]*:[ \t]*["']?Secret(?![\w-])""")
+_K8S_SECRET_KEYS = ("data", "stringData")
+_LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+_RULE_INDEX = {rule.name: i for i, rule in enumerate(RULES)}
+_K8S_RULE = _RULE_INDEX["k8s-secret-data"]
+
+_Span = tuple[int, int, int]  # start, end, index of the rule in RULES (lower wins on overlap)
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """The redacted bytes and what was taken out of them (counts only, never the values)."""
+
+    content: bytes
+    count: int
+    kinds: dict[str, int]
+
+
+def redact(content: bytes, fmt: str = "") -> Redaction:
+    """Redact a raw capture; bytes that are not valid UTF-8 round-trip unchanged."""
+    if _is_passthrough(content, fmt):
+        return Redaction(content=content, count=0, kinds={})
+    text = content.decode("utf-8", errors="surrogateescape")
+    redacted, kinds = redact_text(text)
+    if not kinds:
+        return Redaction(content=content, count=0, kinds={})
+    return Redaction(
+        content=redacted.encode("utf-8", errors="surrogateescape"), count=sum(kinds.values()), kinds=kinds
+    )
+
+
+def redact_text(text: str) -> tuple[str, dict[str, int]]:
+    """Redact a string; returns the new text and the count of secrets replaced per rule name."""
+    spans = _merge(_spans(text, depth=0))
+    if not spans:
+        return text, {}
+    parts: list[str] = []
+    kinds: Counter[str] = Counter()
+    pos = 0
+    for start, end, rule in spans:
+        parts.append(text[pos:start])
+        parts.append(REDACTED)
+        kinds[RULES[rule].name] += 1
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts), dict(kinds)
+
+
+class RedactingFilter(logging.Filter):
+    """Redacts each record's message, exception text and stack before any handler formats it.
+
+    Attach it to handlers: a filter on a logger does not see records propagated from its children.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the record in place; never drops it."""
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record: redact its raw msg, let logging report the rest
+            message = str(record.msg)
+        redacted, kinds = redact_text(message)
+        if kinds:
+            record.msg, record.args = redacted, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact_text(record.exc_text)[0]
+        if record.stack_info:
+            record.stack_info = redact_text(record.stack_info)[0]
+        return True
+
+
+def _is_passthrough(content: bytes, fmt: str) -> bool:
+    if fmt in _PASSTHROUGH_FORMATS:
+        return True
+    if content.startswith(_GZIP_MAGIC):
+        return True
+    return len(content) >= 8 and content.startswith(_PARQUET_MAGIC) and content.endswith(_PARQUET_MAGIC)
+
+
+def _spans(text: str, depth: int) -> list[_Span]:
+    """Secret spans in `text`; in a JSON document, string literals are also searched as text."""
+    if depth >= _MAX_JSON_DEPTH or not _is_json(text):
+        return _collect(text, json_raw=False) + _k8s_secret_spans(text)
+    spans = _collect(text, json_raw=True) + _k8s_secret_spans(text)
+    for low, high in _strings_to_search(text):
+        decoded, to_raw = _decode_json_string(text[low:high])
+        spans.extend((low + to_raw(s), low + to_raw(e), r) for s, e, r in _spans(decoded, depth + 1))
+    return spans
+
+
+def _is_json(text: str) -> bool:
+    """A whole JSON document, or JSON lines; a Junos `{master:0}` prompt or an INI `[default]` is not."""
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if not stripped or stripped[0] not in "{[":
+        return False
+    for candidate in (stripped, stripped.split("\n", 1)[0]):
+        try:
+            json.loads(candidate)
+        except ValueError:
+            continue
+        return True
+    return False
+
+
+def _strings_to_search(text: str) -> list[tuple[int, int]]:
+    """Bodies of the JSON string literals that hold a text-rule gate, in order.
+
+    Strict JSON strings never span lines, so the literal around a gate is found on the gate's line;
+    after a hit the search goes on past that literal, so a large literal is located once per gate.
+    """
+    lowered = text.lower()
+    if len(lowered) != len(text):  # case folding changed lengths (rare scripts): search every string
+        return [m.span(1) for m in _JSON_STRING.finditer(text)]
+    lines = _LineLiterals(text)
+    found: dict[int, int] = {}
+    for gate in _TEXT_GATES:
+        pos = lowered.find(gate)
+        while pos != -1:
+            literal = lines.literal_at(pos)
+            if literal is None:
+                pos = lowered.find(gate, pos + 1)
+                continue
+            found[literal[0]] = literal[1]
+            pos = lowered.find(gate, literal[1])
+    return sorted(found.items())
+
+
+class _LineLiterals:
+    """The string literals of each line of a JSON text, found once per line on demand."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._line_starts: list[int] = []
+        self._lines: dict[int, tuple[int, list[int], list[int]]] = {}
+
+    def literal_at(self, pos: int) -> tuple[int, int] | None:
+        """The (start, end) of the body of the string literal holding `pos`, if any."""
+        i = bisect.bisect_right(self._line_starts, pos) - 1
+        if i >= 0 and pos < self._lines[self._line_starts[i]][0]:
+            line_end, starts, ends = self._lines[self._line_starts[i]]
+        else:
+            text = self._text
+            line_start = text.rfind("\n", 0, pos) + 1
+            line_end = text.find("\n", pos)
+            line_end = len(text) if line_end == -1 else line_end
+            literals = [m.span(1) for m in _JSON_STRING.finditer(text, line_start, line_end)]
+            starts, ends = [s for s, _ in literals], [e for _, e in literals]
+            self._lines[line_start] = (line_end, starts, ends)
+            bisect.insort(self._line_starts, line_start)
+        j = bisect.bisect_right(starts, pos) - 1
+        return (starts[j], ends[j]) if j >= 0 and pos < ends[j] else None
+
+
+class _RawOffsets:
+    """Maps an offset in a decoded JSON string back to its offset in the raw (escaped) body."""
+
+    def __init__(self, decoded_starts: list[int], raw_starts: list[int]) -> None:
+        self._decoded, self._raw = decoded_starts, raw_starts
+
+    def __call__(self, offset: int) -> int:
+        i = bisect.bisect_right(self._decoded, offset) - 1
+        return self._raw[i] + (offset - self._decoded[i])
+
+
+class _TwoCharEscapes:
+    """The common case, every escape two characters long (`\\n`, `\\"`): one bisect per offset."""
+
+    def __init__(self, escapes_decoded: list[int]) -> None:
+        self._escapes = escapes_decoded
+
+    def __call__(self, offset: int) -> int:
+        return offset + bisect.bisect_left(self._escapes, offset)
+
+
+def _decode_json_string(body: str) -> tuple[str, _RawOffsets | _TwoCharEscapes]:
+    """Decode a JSON string body and keep a map from decoded offsets back to raw ones."""
+    if "\\u" not in body:
+        try:
+            decoded = json.loads(f'"{body}"')
+        except ValueError:
+            pass
+        else:
+            raw = [m.start() for m in _JSON_ESCAPE.finditer(body)]
+            return decoded, _TwoCharEscapes([pos - i for i, pos in enumerate(raw)])
+    out: list[str] = []
+    decoded_starts, raw_starts = [0], [0]
+    length = pos = 0
+    for m in _JSON_ESCAPE.finditer(body):
+        if m.start() > pos:
+            out.append(body[pos : m.start()])
+            length += m.start() - pos
+            decoded_starts.append(length)
+            raw_starts.append(m.start())
+        hexcode, char = m.group(1), m.group(2)
+        out.append(chr(int(hexcode, 16)) if hexcode else _JSON_SIMPLE_ESCAPES.get(char, char))
+        length += 1
+        pos = m.end()
+        decoded_starts.append(length)
+        raw_starts.append(pos)
+    out.append(body[pos:])
+    return "".join(out), _RawOffsets(decoded_starts, raw_starts)
+
+
+def _collect(text: str, *, json_raw: bool) -> list[_Span]:
+    """Run every rule; fallback rules skip lines a specific rule matched (even if already redacted)."""
+    spans: list[_Span] = []
+    handled: set[int] = set()
+    lowered = text.lower()
+    gates: dict[str, bool] = {}
+    for priority, rule in enumerate(RULES):
+        for pattern in rule.patterns:
+            if json_raw and not pattern.json_safe:
+                continue
+            present = gates.get(pattern.gate)
+            if present is None:
+                present = gates[pattern.gate] = pattern.gate in lowered
+            if not present:
+                continue
+            for low, high in _windows(text, pattern.block):
+                for m in pattern.regex.finditer(text, low, high):
+                    pos = m.start()
+                    if not _glued_ok(text, pos, pattern.anchor):
+                        continue
+                    line_start = _line_start(text, pos)
+                    if not _anchored(text, line_start, pos, pattern):
+                        continue
+                    block = pattern.block
+                    if block and block.kind is Scope.INDENT and not _in_indented_block(text, pos, block):
+                        continue
+                    if rule.fallback and line_start in handled:
+                        continue
+                    if rule.marks_line and not rule.fallback:
+                        handled.add(line_start)
+                    found_by = priority
+                    for group, name in pattern.dispatch:
+                        if m.start(group) != -1:
+                            found_by = _RULE_INDEX[name]
+                    for group in pattern.groups:
+                        start, end = m.span(group)
+                        if start < end and text[start:end] != REDACTED:
+                            spans.append((start, end, found_by))
+    return spans
+
+
+def _glued_ok(text: str, pos: int, anchor: Anchor) -> bool:
+    """Cheap first check: the character before the match."""
+    if pos == 0:
+        return True
+    before = text[pos - 1]
+    if anchor is Anchor.WORD:
+        return not (before.isalnum() or before in "_-")
+    if anchor is Anchor.ALNUM:
+        return not before.isalnum()
+    if anchor in (Anchor.LINE, Anchor.YAML):  # indentation, a list dash, or the `n` of an escaped `\n`
+        return before in " \t\r\n-n"
+    return True
+
+
+def _line_start(text: str, pos: int) -> int:
+    """Start of the line holding `pos`; an escaped `\\n` (config inside a JSON or repr string) counts."""
+    start = text.rfind("\n", 0, pos) + 1
+    escaped = text.rfind("\\n", start, pos)
+    return escaped + 2 if escaped >= 0 else start
+
+
+def _anchored(text: str, line_start: int, pos: int, pattern: Pattern) -> bool:
+    anchor = pattern.anchor
+    if anchor is Anchor.LINE:
+        if pattern.line_prefix is None:
+            if text[line_start:pos].strip(" \t"):
+                return False
+        elif not pattern.line_prefix.fullmatch(text, line_start, pos):
+            return False
+    if anchor is Anchor.YAML and text[line_start:pos].strip(" \t-"):
+        return False
+    return not (pattern.reject_prefix and pattern.reject_prefix.search(text[line_start:pos]))
+
+
+def _windows(text: str, block: Block | None) -> list[tuple[int, int]]:
+    """Where a pattern may match: the whole text, or the bodies of its brace block."""
+    if block is None or block.kind is Scope.INDENT:
+        return [(0, len(text))]
+    windows: list[tuple[int, int]] = []
+    for m in block.header.finditer(text):
+        if _is_line_start(text, m.start()):
+            windows.append((m.end(), _closing_brace(text, m.end())))
+    return windows
+
+
+def _is_line_start(text: str, pos: int) -> bool:
+    return not text[text.rfind("\n", 0, pos) + 1 : pos].strip(" \t")
+
+
+def _closing_brace(text: str, pos: int) -> int:
+    depth = 1
+    for m in _BRACES.finditer(text, pos):
+        depth += 1 if m.group() == "{" else -1
+        if depth == 0:
+            return m.start()
+    return len(text)
+
+
+def _in_indented_block(text: str, pos: int, block: Block) -> bool:
+    """Whether the line at `pos` sits under a header of `block`: the nearest less-indented line above."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    indent = len(text[line_start:pos]) - len(text[line_start:pos].lstrip(" \t"))
+    end = line_start - 1
+    while end > 0:
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        body = line.lstrip(" \t")
+        if body and len(line) - len(body) < indent:
+            return block.header.match(body) is not None
+        end = start - 1
+    return False
+
+
+def _merge(spans: list[_Span]) -> list[_Span]:
+    """Overlapping spans become one secret, credited to the most specific (earliest) rule."""
+    merged: list[_Span] = []
+    for start, end, rule in sorted(spans, key=lambda s: (s[0], -s[1])):
+        if merged and start < merged[-1][1]:
+            last_start, last_end, last_rule = merged[-1]
+            merged[-1] = (last_start, max(last_end, end), min(last_rule, rule))
+        else:
+            merged.append((start, end, rule))
+    return merged
+
+
+def _k8s_secret_spans(text: str) -> list[_Span]:
+    """Values of `data`/`stringData` in Kubernetes Secret objects, located with PyYAML's node marks."""
+    if not _K8S_SECRET_KIND.search(text):
+        return []
+    try:
+        documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return _k8s_secret_spans_fallback(text)
+    spans: list[_Span] = []
+    stack: list[yaml.Node] = [d for d in documents if d is not None]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            fields = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
+            kind = fields.get("kind")
+            if isinstance(kind, yaml.ScalarNode) and kind.value == "Secret":
+                spans.extend(_secret_value_spans(text, fields))
+            stack.extend(v for _, v in node.value)
+    return spans
+
+
+def _secret_value_spans(text: str, fields: dict[str, yaml.Node]) -> list[_Span]:
+    values: list[yaml.Node] = []
+    for key in _K8S_SECRET_KEYS:
+        node = fields.get(key)
+        if isinstance(node, yaml.MappingNode):
+            values.extend(v for _, v in node.value)
+    metadata = fields.get("metadata")
+    if isinstance(metadata, yaml.MappingNode):  # kubectl keeps the whole applied Secret here
+        for key, value in metadata.value:
+            if key.value == "annotations" and isinstance(value, yaml.MappingNode):
+                values.extend(v for k, v in value.value if k.value == _LAST_APPLIED)
+    spans: list[_Span] = []
+    for node in values:
+        if not isinstance(node, yaml.ScalarNode):
+            continue
+        start, end = node.start_mark.index, node.end_mark.index
+        if node.style in ('"', "'"):
+            start, end = start + 1, end - 1
+        elif node.style in ("|", ">"):  # keep the indicator line: only the content lines go
+            start = text.find("\n", start, end) + 1 or end
+            while start < end and text[start] in " \t":
+                start += 1
+        while end > start and text[end - 1] in " \t\r\n":
+            end -= 1
+        if start < end and text[start:end] != REDACTED:
+            spans.append((start, end, _K8S_RULE))
+    return spans
+
+
+_YAML_DATA_BLOCK = re.compile(
+    r"^(?P<ind>[ \t]*)(?:data|stringData):[ \t]*\n(?P<body>(?:(?P=ind)[ \t]+.*(?:\n|$))*)", re.M
+)
+# `key: value`, and the content lines of block scalars (`key: |` then indented lines) as a whole.
+_YAML_DATA_VALUE = re.compile(r"^[ \t]+(?:[\w.-]+:[ \t]*)?(?P<v>\S(?:.*\S)?)[ \t]*$", re.M)
+_JSON_DATA_OBJECT = re.compile(r'"(?:data|stringData)"[ \t\r\n]*:[ \t\r\n]*\{(?P<body>[^{}]*)\}')
+_JSON_DATA_VALUE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"[ \t\r\n]*:[ \t\r\n]*"(?P<v>[^"\\]*(?:\\.[^"\\]*)*)"')
+
+
+def _k8s_secret_spans_fallback(text: str) -> list[_Span]:
+    """Unparseable input that names a Secret: hide every data map's values, erring on the safe side."""
+    spans: list[_Span] = []
+    for block, value in ((_YAML_DATA_BLOCK, _YAML_DATA_VALUE), (_JSON_DATA_OBJECT, _JSON_DATA_VALUE)):
+        for m in block.finditer(text):
+            for v in value.finditer(text, m.start("body"), m.end("body")):
+                if v.group("v") != REDACTED:
+                    spans.append((v.start("v"), v.end("v"), _K8S_RULE))
+    return spans
