@@ -24,13 +24,21 @@ def build_report_data(engine: Engine, run_id: int, checks: list[Check]) -> Repor
     by_id = {c.meta.id: c.meta for c in checks}
     captures = {c.seq: c for c in reader.captures(with_content=False)}
     counts = reader.capture_counts()
-    declared = [Tier(t) for t in ("oob", "frontend", "backend") if (run.config.get("intent", {}).get("tiers") or {}).get(t)]
+    declared = [
+        Tier(t)
+        for t in ("oob", "frontend", "backend")
+        if (run.config.get("intent", {}).get("tiers") or {}).get(t)
+    ]
     findings = []
     for f in reader.findings():
         meta = by_id.get(f.check_id)
         refs = [
-            EvidenceRef(seq=e["seq"], sha256=e["sha256"], source=captures[e["seq"]].source,
-                        origin=captures[e["seq"]].origin)
+            EvidenceRef(
+                seq=e["seq"],
+                sha256=e["sha256"],
+                source=captures[e["seq"]].source,
+                origin=captures[e["seq"]].origin,
+            )
             for e in f.evidence
             if e["seq"] in captures
         ]

@@ -1,0 +1,192 @@
+"""The JSON report: the machine-readable, schema-validated twin of the PDF evidence pack.
+
+Its shape is a public contract (docs/report-schema.md, reports/schema/report.schema.json): additive
+changes bump the minor of `schema_version`, breaking ones the major. Output is byte-for-byte
+deterministic for the same ReportData, so its hash can itself be recorded as evidence."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from auditor.enums import Severity, Status, Tier
+from reports.model import (
+    CheckInfo,
+    EvidenceRef,
+    FindingInfo,
+    ProblemInfo,
+    ReportData,
+    RunInfo,
+    TargetInfo,
+)
+
+# Orders come from the enums' declaration order (tier 1..3 then cross; critical..info), not the alphabet.
+TIER_ORDER: dict[Tier, int] = {t: i for i, t in enumerate(Tier)}
+SEVERITY_ORDER: dict[Severity, int] = {s: i for i, s in enumerate(Severity)}
+STATUS_ORDER: dict[Status, int] = {s: i for i, s in enumerate(Status)}
+
+
+def iso_utc(value: datetime) -> str:
+    """ISO-8601 in UTC with a `Z` suffix; naive datetimes from the store are taken as UTC already."""
+    dt = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    spec = "microseconds" if dt.microsecond else "seconds"
+    return dt.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+def finding_sort_key(f: FindingInfo) -> tuple[int, int, str, str, int, str, str, str, str]:
+    """Tier, severity, check id, subject, then every remaining text so ties still order the same way."""
+    return (
+        TIER_ORDER[f.tier],
+        SEVERITY_ORDER[f.severity],
+        f.check_id,
+        f.subject,
+        STATUS_ORDER[f.status],
+        f.target or "",
+        f.message,
+        f.expected,
+        f.found,
+    )
+
+
+def summary_counts(findings: Iterable[FindingInfo]) -> dict[str, dict[str, int]]:
+    """Counts per tier and status over every tier and status (zeros included), derived from the rows.
+
+    Derived rather than copied from ReportData.summary, so the totals can never disagree with the
+    findings listed next to them."""
+    out: dict[str, dict[str, int]] = {t.value: {s.value: 0 for s in Status} for t in Tier}
+    for f in findings:
+        out[f.tier.value][f.status.value] += 1
+    return out
+
+
+def _run(run: RunInfo) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "status": run.status.value,
+        "started_at": iso_utc(run.started_at),
+        "finished_at": iso_utc(run.finished_at) if run.finished_at is not None else None,
+        "scope": run.scope,
+        "tool_version": run.tool_version,
+        "config_sha256": run.config_sha256,
+        "chain_head": run.chain_head,
+        "facts_digest": run.facts_digest,
+        "findings_digest": run.findings_digest,
+        "capture_count": run.capture_count,
+        "fact_count": run.fact_count,
+        "declared_tiers": [t.value for t in sorted(set(run.declared_tiers), key=TIER_ORDER.__getitem__)],
+    }
+
+
+def _target(t: TargetInfo) -> dict[str, Any]:
+    return {
+        "name": t.name,
+        "kind": t.kind,
+        "platform": t.platform,
+        "tier": t.tier.value if t.tier is not None else None,
+        "role": t.role,
+        "status": t.status.value,
+        "reason": t.reason,
+        "captures": t.captures,
+    }
+
+
+def _check(c: CheckInfo) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "title": c.title,
+        "tier": c.tier.value,
+        "severity": c.severity.value,
+        "rationale": c.rationale,
+        "remediation": c.remediation,
+    }
+
+
+def _evidence(e: EvidenceRef) -> dict[str, Any]:
+    return {"seq": e.seq, "sha256": e.sha256, "source": e.source, "origin": e.origin}
+
+
+def _finding(f: FindingInfo) -> dict[str, Any]:
+    return {
+        "check_id": f.check_id,
+        "title": f.title,
+        "tier": f.tier.value,
+        "severity": f.severity.value,
+        "status": f.status.value,
+        "subject": f.subject,
+        "target": f.target,
+        "message": f.message,
+        "expected": f.expected,
+        "found": f.found,
+        "fact_ids": sorted(set(f.fact_ids)),
+        "evidence": [
+            _evidence(e) for e in sorted(f.evidence, key=lambda e: (e.seq, e.sha256, e.source, e.origin))
+        ],
+    }
+
+
+def _problem(p: ProblemInfo) -> dict[str, Any]:
+    return {"target": p.target, "location": p.location, "message": p.message, "hint": p.hint}
+
+
+def build_document(data: ReportData) -> dict[str, Any]:
+    """The report as plain JSON values, every list in a documented, stable order."""
+    return {
+        "schema_version": data.schema_version,
+        "generated_at": iso_utc(data.generated_at),
+        "run": _run(data.run),
+        "summary": summary_counts(data.findings),
+        "targets": [_target(t) for t in sorted(data.targets, key=lambda t: (t.name, t.kind))],
+        "checks": [_check(c) for c in sorted(data.checks, key=lambda c: c.id)],
+        "findings": [_finding(f) for f in sorted(data.findings, key=finding_sort_key)],
+        "problems": [
+            _problem(p)
+            for p in sorted(data.problems, key=lambda p: (p.target or "", p.location, p.message, p.hint))
+        ],
+    }
+
+
+def dumps(data: ReportData) -> bytes:
+    """UTF-8, 2-space indent, newline at the end: stable bytes for diffing and hashing."""
+    text = json.dumps(build_document(data), indent=2, ensure_ascii=False, allow_nan=False)
+    return (text + "\n").encode("utf-8")
+
+
+def output_path(path: Path, data: ReportData, extension: str) -> Path:
+    """A directory gets a conventional file name (`auditor-run-<id><ext>`); a file path is used as is."""
+    if path.is_dir():
+        return path / f"auditor-run-{data.run.id}{extension}"
+    return path
+
+
+def write_atomic(path: Path, payload: bytes) -> Path:
+    """Write to a temp file beside `path`, fsync, then rename: readers never see a half-written report."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+class JsonReport:
+    """Renders ReportData as the documented JSON report (schema reports/schema/report.schema.json)."""
+
+    format = "json"
+    extension = ".json"
+
+    def render(self, data: ReportData, path: Path) -> Path:
+        """Write the report to `path` (or into it, if it is a directory) and return the file written."""
+        target = output_path(Path(path), data, self.extension)
+        return write_atomic(target, dumps(data))

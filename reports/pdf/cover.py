@@ -1,0 +1,170 @@
+"""The cover page: what was audited, when, by which tool and config, and the hashes that pin the pack.
+
+An auditor should be able to identify the run and check the evidence chain from this page alone."""
+
+from __future__ import annotations
+
+from reportlab.lib.units import mm
+from reportlab.platypus import Flowable, HRFlowable, Paragraph, Spacer, Table, TableStyle
+
+from auditor.enums import Status, TargetStatus, Tier
+from reports.json_report import TIER_ORDER, summary_counts
+from reports.model import ReportData
+from reports.pdf.styles import (
+    NAVY,
+    PANEL,
+    RULE,
+    RUN_STATUS_BG,
+    STATUS_BG,
+    STATUS_FG,
+    STATUS_LABEL,
+    STATUS_PRIORITY,
+    TIER_LABEL,
+    Styles,
+)
+from reports.pdf.text import duration_text, esc, hex_lines, utc_text
+
+LABEL_WIDTH = 130.0
+CELL_PAD = 6.0
+
+
+def status_totals(data: ReportData) -> dict[Status, int]:
+    """Findings per status over all tiers."""
+    grid = summary_counts(data.findings)
+    return {s: sum(row[s.value] for row in grid.values()) for s in Status}
+
+
+def verdict(totals: dict[Status, int]) -> tuple[str, Status]:
+    """The headline: failures outrank gaps, gaps outrank passes; never 'pass' on missing evidence."""
+    if totals[Status.FAIL]:
+        return "FAILURES FOUND", Status.FAIL
+    if totals[Status.ERROR]:
+        return "INCOMPLETE: CHECKS IN ERROR", Status.ERROR
+    if totals[Status.NOT_ASSESSED]:
+        return "INCOMPLETE: EVIDENCE MISSING", Status.NOT_ASSESSED
+    if totals[Status.PASS]:
+        return "ALL ASSESSED CHECKS PASS", Status.PASS
+    return "NO APPLICABLE FINDINGS", Status.NOT_APPLICABLE
+
+
+def _kv_table(rows: list[tuple[str, str]], styles: Styles, width: float, *, mono: bool = False) -> Table:
+    value_style = styles.mono if mono else styles.value
+    body = [[Paragraph(esc(k), styles.label), Paragraph(v, value_style)] for k, v in rows]
+    table = Table(body, colWidths=[LABEL_WIDTH, width - LABEL_WIDTH], hAlign="LEFT")
+    table.setStyle(
+        TableStyle(
+            [
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("LINEBELOW", (0, 0), (-1, -1), 0.4, RULE),
+                ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
+                ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
+                ("TOPPADDING", (0, 0), (-1, -1), 3.5),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 3.5),
+                ("BACKGROUND", (0, 0), (0, -1), PANEL),
+            ]
+        )
+    )
+    return table
+
+
+def _digest_rows(data: ReportData, per_line: int) -> list[tuple[str, str]]:
+    run = data.run
+    return [
+        ("Evidence chain head", f"<b>{hex_lines(run.chain_head, per_line)}</b>"),
+        ("Config SHA-256", hex_lines(run.config_sha256, per_line)),
+        ("Facts digest", hex_lines(run.facts_digest, per_line)),
+        ("Findings digest", hex_lines(run.findings_digest, per_line)),
+    ]
+
+
+def _tiers_text(data: ReportData) -> str:
+    declared = sorted(set(data.run.declared_tiers), key=TIER_ORDER.__getitem__)
+    missing = [t for t in Tier if t is not Tier.CROSS and t not in declared]
+    text = ", ".join(TIER_LABEL[t] for t in declared) or "none"
+    if missing:
+        text += f" (not declared, checks NOT APPLICABLE: {', '.join(TIER_LABEL[t] for t in missing)})"
+    return esc(text)
+
+
+def _targets_text(data: ReportData) -> str:
+    counts = {s: sum(1 for t in data.targets if t.status is s) for s in TargetStatus}
+    parts = [f"{counts[s]} {s.value}" for s in TargetStatus if counts[s]]
+    return esc(f"{len(data.targets)} ({', '.join(parts)})" if parts else "0")
+
+
+def _banner(data: ReportData, styles: Styles, width: float) -> Table:
+    totals = status_totals(data)
+    headline, status = verdict(totals)
+    detail = " · ".join(
+        f"{totals[s]} {STATUS_LABEL[s]}" for s in sorted(Status, key=STATUS_PRIORITY.__getitem__)
+    )
+    body = [
+        [
+            Paragraph(f"<b>{esc(headline)}</b>", styles.banner),
+            Paragraph(esc(f"{len(data.findings):,} findings: {detail}"), styles.value),
+        ]
+    ]
+    table = Table(body, colWidths=[LABEL_WIDTH + 40, width - LABEL_WIDTH - 40], hAlign="LEFT")
+    table.setStyle(
+        TableStyle(
+            [
+                ("BACKGROUND", (0, 0), (-1, -1), STATUS_BG[status]),
+                ("LINEBEFORE", (0, 0), (0, 0), 4, STATUS_FG[status]),
+                ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+                ("TOPPADDING", (0, 0), (-1, -1), 8),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 8),
+                ("LEFTPADDING", (0, 0), (-1, -1), 10),
+            ]
+        )
+    )
+    return table
+
+
+def cover_page(data: ReportData, styles: Styles, width: float) -> list[Flowable]:
+    """The flowables of page one."""
+    run = data.run
+    per_line = max(16, int((width - LABEL_WIDTH - 2 * CELL_PAD) // (0.6 * styles.mono.fontSize)))
+    run_rows = [
+        ("Run ID", f"<b>{run.id}</b>"),
+        ("Run status", f"<b>{esc(run.status.value.upper())}</b>"),
+        ("Started", esc(utc_text(run.started_at))),
+        ("Finished", esc(utc_text(run.finished_at))),
+        ("Duration", esc(duration_text(run.started_at, run.finished_at))),
+        ("Report generated", esc(utc_text(data.generated_at))),
+        ("Tool version", esc(f"segmentation-auditor {run.tool_version}")),
+        ("Declared tiers", _tiers_text(data)),
+        ("Targets", _targets_text(data)),
+        ("Evidence captures", f"{run.capture_count:,}"),
+        ("Normalized facts", f"{run.fact_count:,}"),
+        ("Findings", f"{len(data.findings):,} from {len(data.checks):,} checks"),
+        ("Evidence gaps", f"{len(data.problems):,}"),
+        ("Report schema", esc(data.schema_version)),
+    ]
+    run_table = _kv_table(run_rows, styles, width)
+    run_table.setStyle(TableStyle([("BACKGROUND", (1, 1), (1, 1), RUN_STATUS_BG[run.status])]))
+    return [
+        Spacer(1, 18 * mm),
+        Paragraph("SEGMENTATION AUDITOR · EVIDENCE PACK", styles.eyebrow),
+        Spacer(1, 4),
+        Paragraph("Network Segmentation Audit", styles.title),
+        Paragraph("AI GPU cluster: out-of-band management, frontend and backend RDMA tiers", styles.subtitle),
+        Spacer(1, 8),
+        HRFlowable(width="100%", thickness=1.6, color=NAVY, spaceAfter=10),
+        Paragraph(f"<b>Scope.</b> {esc(run.scope)}", styles.body),
+        Spacer(1, 4),
+        _banner(data, styles, width),
+        Spacer(1, 14),
+        Paragraph("Run", styles.h2),
+        run_table,
+        Spacer(1, 6),
+        Paragraph("Integrity", styles.h2),
+        _kv_table(_digest_rows(data, per_line), styles, width, mono=True),
+        Spacer(1, 6),
+        Paragraph(
+            "Every capture is hashed (SHA-256) and chained to the one before it. The chain head above "
+            "commits to all captures of this run in order: recompute it from the evidence store and "
+            "compare; any altered, missing or reordered capture changes it. The first 16 hex digits of the "
+            "chain head are repeated in the footer of every page.",
+            styles.note,
+        ),
+    ]
