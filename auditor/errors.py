@@ -45,7 +45,9 @@ class EvidenceParseError(AuditorError):
 
     hint = "re-collect or fix this evidence file; the rest of the run is kept"
 
-    def __init__(self, message: str, *, origin: str, line: int | None = None, hint: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, origin: str, line: int | None = None, hint: str | None = None
+    ) -> None:
         self.origin, self.line = origin, line
         where = f"{origin}:{line}" if line is not None else origin
         super().__init__(f"{where}: {message}", hint=hint)
@@ -56,7 +58,9 @@ class CollectionError(AuditorError):
 
     hint = "check reachability and credentials for this target"
 
-    def __init__(self, message: str, *, target: str, hint: str | None = None, transient: bool = False) -> None:
+    def __init__(
+        self, message: str, *, target: str, hint: str | None = None, transient: bool = False
+    ) -> None:
         self.target = target
         self.transient = transient
         super().__init__(f"{target}: {message}", hint=hint)

@@ -46,7 +46,7 @@ Normalizer = Callable[[RawCapture], NormalizeResult]
 def _validate_normalizer(name: str, entry: object) -> Normalizer:
     if not callable(entry):
         raise TypeError(f"normalizer {name!r} is not callable")
-    return entry  # type: ignore[return-value]
+    return entry
 
 
 def normalizer_registry() -> Registry[Normalizer]:

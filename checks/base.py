@@ -110,15 +110,35 @@ class Check(ABC):
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]: ...
 
     # Helpers so every check words its findings the same way.
-    def passed(self, subject: str, expected: str, found: str, *facts: StoredFact[FactRecord],
-               target: str | None = None, message: str = "") -> Finding:
-        return Finding(Status.PASS, subject, message or f"{self.meta.title}: holds", expected, found, target, facts)
+    def passed(
+        self,
+        subject: str,
+        expected: str,
+        found: str,
+        *facts: StoredFact[FactRecord],
+        target: str | None = None,
+        message: str = "",
+    ) -> Finding:
+        return Finding(
+            Status.PASS, subject, message or f"{self.meta.title}: holds", expected, found, target, facts
+        )
 
-    def failed(self, subject: str, expected: str, found: str, *facts: StoredFact[FactRecord],
-               target: str | None = None, message: str = "") -> Finding:
-        return Finding(Status.FAIL, subject, message or f"{self.meta.title}: violated", expected, found, target, facts)
+    def failed(
+        self,
+        subject: str,
+        expected: str,
+        found: str,
+        *facts: StoredFact[FactRecord],
+        target: str | None = None,
+        message: str = "",
+    ) -> Finding:
+        return Finding(
+            Status.FAIL, subject, message or f"{self.meta.title}: violated", expected, found, target, facts
+        )
 
-    def not_assessed(self, subject: str, reason: str, *, target: str | None = None, expected: str = "") -> Finding:
+    def not_assessed(
+        self, subject: str, reason: str, *, target: str | None = None, expected: str = ""
+    ) -> Finding:
         return Finding(Status.NOT_ASSESSED, subject, reason, expected, "no evidence", target)
 
     def split_assessable(

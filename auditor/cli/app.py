@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from sqlalchemy import Engine
 
-from auditor.cli.console import LiveProgress, console, out, setup_logging
+from auditor.cli.console import LiveProgress, console, setup_logging
 from auditor.config.loader import load_config
 from auditor.errors import AuditorError, ConfigError
 from auditor.store.engine import open_store
@@ -25,7 +25,8 @@ app = typer.Typer(
 
 ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="the audit config (auditor.yaml)")]
 StoreOpt = Annotated[
-    str | None, typer.Option("--store", help="store URL; default: the config's, $AUDITOR_STORE, or ./auditor.db")
+    str | None,
+    typer.Option("--store", help="store URL; default: the config's, $AUDITOR_STORE, or ./auditor.db"),
 ]
 RunOpt = Annotated[int | None, typer.Option("--run", "-r", help="run id (default: the latest run)")]
 
@@ -99,7 +100,9 @@ def main() -> None:
             console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]: the run is recorded as interrupted, collected evidence is kept")
+        console.print(
+            "[yellow]interrupted[/]: the run is recorded as interrupted, collected evidence is kept"
+        )
         sys.exit(130)
     except Exception as exc:  # click usage errors and the like
         import click

@@ -63,8 +63,13 @@ def runs_list(config: ConfigOpt = None, store: StoreOpt = None, limit: int = 20)
         table.add_column(col)
     for r in list_runs(store_engine(config, store), limit):
         table.add_row(
-            str(r.id), r.status, r.started_at.strftime("%Y-%m-%d %H:%M:%S"), str(r.capture_count),
-            str(r.fact_count), str(r.finding_count), (r.chain_head or "-")[:16],
+            str(r.id),
+            r.status,
+            r.started_at.strftime("%Y-%m-%d %H:%M:%S"),
+            str(r.capture_count),
+            str(r.fact_count),
+            str(r.finding_count),
+            (r.chain_head or "-")[:16],
         )
     out.print(table)
 
@@ -95,12 +100,15 @@ def verify(run: RunOpt = None, config: ConfigOpt = None, store: StoreOpt = None)
     result = verify_run(engine, run_id)
     if result.ok:
         out.print(
-            f"[green]run {run_id} verified[/]: {result.captures_checked} captures, chain head {result.chain_head}"
+            f"[green]run {run_id} verified[/]: {result.captures_checked} captures, "
+            f"chain head {result.chain_head}"
         )
         return
     for m in result.mismatches:
         where = f" capture #{m.seq} ({m.target}: {m.source})" if m.seq is not None else ""
-        out.print(f"[bold red]run {run_id} FAILED verification[/]: {m.what}{where}: {m.detail}", highlight=False)
+        out.print(
+            f"[bold red]run {run_id} FAILED verification[/]: {m.what}{where}: {m.detail}", highlight=False
+        )
     raise typer.Exit(1)
 
 
@@ -118,14 +126,26 @@ def facts(
     try:
         fact_kind = FactKind(kind)
     except ValueError:
-        raise ConfigError(f"unknown fact kind {kind!r}", hint=f"one of: {', '.join(k.value for k in FactKind)}") from None
+        raise ConfigError(
+            f"unknown fact kind {kind!r}", hint=f"one of: {', '.join(k.value for k in FactKind)}"
+        ) from None
     engine = store_engine(config, store)
     rows = RunReader(engine, resolve_run(engine, run)).raw_facts(fact_kind)
     if as_json:
         for r in rows:
-            print(json.dumps({"id": r.id, "kind": r.kind, "target": r.target, "subject": r.subject,
-                              "evidence": {"seq": r.seq, "sha256": r.content_sha256}, "data": r.data},
-                             sort_keys=True))
+            print(
+                json.dumps(
+                    {
+                        "id": r.id,
+                        "kind": r.kind,
+                        "target": r.target,
+                        "subject": r.subject,
+                        "evidence": {"seq": r.seq, "sha256": r.content_sha256},
+                        "data": r.data,
+                    },
+                    sort_keys=True,
+                )
+            )
         return
     table = Table(title=f"{fact_kind.value} facts ({len(rows)})")
     table.add_column("id")
@@ -154,7 +174,9 @@ def check_again(
     if check_id:
         for cid in check_id:
             registry.get(cid)
-    verdicts = evaluate_run(engine, run_id, [c for _, c in registry.items()], set(check_id) if check_id else None)
+    verdicts = evaluate_run(
+        engine, run_id, [c for _, c in registry.items()], set(check_id) if check_id else None
+    )
     out.print(findings_table(to_rows(verdicts), only_problems=not show_all))  # type: ignore[arg-type]
     raise typer.Exit(exit_code([v.finding.status for v in verdicts], True))
 

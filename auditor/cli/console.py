@@ -42,7 +42,9 @@ class LiveProgress:
         self._progress.start()
         return self
 
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._progress.stop()
 
     def planned(self, targets: int) -> None:

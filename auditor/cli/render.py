@@ -39,8 +39,10 @@ def print_outcome(engine: Engine, outcome: AuditOutcome) -> None:
     out.print(findings_table(reader.findings()))
     summary = ", ".join(f"[{STYLE[s]}]{counts.get(s, 0)} {s.value}[/]" for s in Status)
     out.print(f"run {outcome.run_id} [bold]{outcome.seal.status.value}[/]: {summary}")
-    out.print(f"chain head {outcome.seal.chain_head}  ({outcome.seal.capture_count} captures, "
-              f"{outcome.seal.fact_count} facts)")
+    out.print(
+        f"chain head {outcome.seal.chain_head}  ({outcome.seal.capture_count} captures, "
+        f"{outcome.seal.fact_count} facts)"
+    )
     problems = reader.problems()
     if problems:
         out.print(f"[yellow]{len(problems)} evidence gap(s)[/]:")

@@ -23,7 +23,9 @@ def load_config(path: str | Path) -> AuditConfig:
     try:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError("file not found", file=str(file), hint="pass the path of auditor.yaml with -c") from None
+        raise ConfigError(
+            "file not found", file=str(file), hint="pass the path of auditor.yaml with -c"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read: {exc}", file=str(file)) from None
     return parse_config(text, source=str(file), base_dir=file.resolve().parent)
@@ -34,7 +36,9 @@ def parse_config(text: str, *, source: str = "<config>", base_dir: Path | None =
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError("expected a mapping at the top level (intent, sources, store, output)", file=source, line=1)
+        raise ConfigError(
+            "expected a mapping at the top level (intent, sources, store, output)", file=source, line=1
+        )
     _refuse_inline_secrets(data, lines, source)
     try:
         config = AuditConfig.model_validate(data)
@@ -63,7 +67,9 @@ def _load_yaml(text: str, source: str) -> tuple[Any, dict[Path_, int]]:
     return data, lines
 
 
-def _index_lines(loader: yaml.SafeLoader, node: yaml.Node, path: Path_, lines: dict[Path_, int], source: str) -> None:
+def _index_lines(
+    loader: yaml.SafeLoader, node: yaml.Node, path: Path_, lines: dict[Path_, int], source: str
+) -> None:
     lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         seen: set[object] = set()
@@ -71,7 +77,10 @@ def _index_lines(loader: yaml.SafeLoader, node: yaml.Node, path: Path_, lines: d
             key = loader.construct_object(key_node, deep=True)
             if key in seen:
                 raise ConfigError(
-                    "duplicate key", file=source, line=key_node.start_mark.line + 1, field=_dotted((*path, key))
+                    "duplicate key",
+                    file=source,
+                    line=key_node.start_mark.line + 1,
+                    field=_dotted((*path, key)),
                 )
             seen.add(key)
             child = (*path, key if isinstance(key, str | int) else str(key))
@@ -107,7 +116,7 @@ def _refuse_inline_secrets(data: Any, lines: dict[Path_, int], source: str, path
                     file=source,
                     line=_line_for(child, lines),
                     field=_dotted(child),
-                    hint="reference them instead: password_env, password_file, key_file, a profile or a kubeconfig",
+                    hint="reference them: password_env, password_file, key_file, a profile or a kubeconfig",
                 )
             _refuse_inline_secrets(value, lines, source, child)
     elif isinstance(data, list):
@@ -123,7 +132,9 @@ def _config_error(exc: ValidationError, lines: dict[Path_, int], source: str) ->
         if err["type"] == "extra_forbidden":
             allowed = _allowed_keys(AuditConfig, loc[:-1])
             expected = f"expected one of: {', '.join(allowed)}" if allowed else "not expected here"
-            messages.append(ConfigError(f"unknown key; {expected}", file=source, line=line, field=_dotted(loc)))
+            messages.append(
+                ConfigError(f"unknown key; {expected}", file=source, line=line, field=_dotted(loc))
+            )
             continue
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "missing":

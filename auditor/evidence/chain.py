@@ -33,7 +33,9 @@ def utc_stamp(moment: datetime) -> str:
 
 def genesis_hash(run_id: int, started_at: datetime) -> str:
     """The chain's anchor, bound to the run so a capture cannot be replayed into another run."""
-    return sha256_hex(canonical_json({"chain": CHAIN_VERSION, "run": run_id, "started_at": utc_stamp(started_at)}))
+    return sha256_hex(
+        canonical_json({"chain": CHAIN_VERSION, "run": run_id, "started_at": utc_stamp(started_at)})
+    )
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,9 @@ def verify_run(engine: Engine, run_id: int) -> VerifyResult:
     result = VerifyResult(run_id=run_id, sealed=run.sealed_at is not None, chain_head=run.chain_head)
     expected_genesis = genesis_hash(run_id, run.started_at)
     if run.genesis != expected_genesis:
-        result.mismatches.append(Mismatch("genesis", "the run's chain anchor does not match its id and start time"))
+        result.mismatches.append(
+            Mismatch("genesis", "the run's chain anchor does not match its id and start time")
+        )
     prev = expected_genesis
     for cap in reader.captures():
         result.captures_checked += 1
@@ -55,11 +57,17 @@ def verify_run(engine: Engine, run_id: int) -> VerifyResult:
         actual_sha = sha256_hex(content)
         if cap.content is not None and actual_sha != cap.content_sha256:
             result.mismatches.append(
-                Mismatch("capture", f"content hash {actual_sha[:16]}… != recorded {cap.content_sha256[:16]}…", **where)
+                Mismatch(
+                    "capture",
+                    f"content hash {actual_sha[:16]}… != recorded {cap.content_sha256[:16]}…",
+                    **where,
+                )
             )
             break
         if cap.prev_hash != prev:
-            result.mismatches.append(Mismatch("capture", "previous-link hash does not match the chain", **where))
+            result.mismatches.append(
+                Mismatch("capture", "previous-link hash does not match the chain", **where)
+            )
             break
         recomputed = link_hash(
             prev,
@@ -78,13 +86,17 @@ def verify_run(engine: Engine, run_id: int) -> VerifyResult:
             ),
         )
         if recomputed != cap.link_hash:
-            result.mismatches.append(Mismatch("capture", "metadata changed: link hash does not match", **where))
+            result.mismatches.append(
+                Mismatch("capture", "metadata changed: link hash does not match", **where)
+            )
             break
         prev = recomputed
     if result.mismatches:
         return result
     if not result.sealed:
-        result.mismatches.append(Mismatch("chain head", f"run {run_id} was never sealed (status {run.status})"))
+        result.mismatches.append(
+            Mismatch("chain head", f"run {run_id} was never sealed (status {run.status})")
+        )
         return result
     if prev != run.chain_head:
         result.mismatches.append(
@@ -98,7 +110,9 @@ def verify_run(engine: Engine, run_id: int) -> VerifyResult:
         f_digest, f_count = facts_digest(conn, run_id)
         g_digest, g_count = findings_digest(conn, run_id)
     if f_digest != run.facts_digest or f_count != run.fact_count:
-        result.mismatches.append(Mismatch("facts digest", f"{f_count} facts stored, digest differs from the seal"))
+        result.mismatches.append(
+            Mismatch("facts digest", f"{f_count} facts stored, digest differs from the seal")
+        )
     if g_digest != run.findings_digest or g_count != run.finding_count:
         result.mismatches.append(
             Mismatch("findings digest", f"{g_count} findings stored, digest differs from the seal")

@@ -23,7 +23,9 @@ class FactRecord(BaseModel):
         kind = cls.__dict__.get("kind")
         if isinstance(kind, FactKind):
             if kind in _MODELS:
-                raise TypeError(f"fact kind {kind} registered twice ({_MODELS[kind].__name__}, {cls.__name__})")
+                raise TypeError(
+                    f"fact kind {kind} registered twice ({_MODELS[kind].__name__}, {cls.__name__})"
+                )
             _MODELS[kind] = cls
 
     def subject(self) -> str:

@@ -21,6 +21,7 @@ from auditor.store.engine import open_store
 from auditor.store.writer import RunWriter, Seal
 from checks.base import check_registry
 from collectors.base import Collector, Plan, TargetSpec, collector_registry
+from reports.render import render_reports
 
 log = logging.getLogger(__name__)
 
@@ -94,8 +95,6 @@ def run_audit(
     statuses = [v.finding.status for v in verdicts]
     outcome = AuditOutcome(writer.run_id, seal, statuses, exit_code(statuses, status == RunStatus.COMPLETE))
     if render:
-        from reports.render import render_reports
-
         progress.phase("reporting")
         outcome.reports = render_reports(engine, writer.run_id, config.reports, config.resolve(config.output))
     return outcome

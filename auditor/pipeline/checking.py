@@ -33,7 +33,11 @@ def load_context(engine: Engine, run_id: int, intent: Intent | None = None) -> C
 
 
 def evaluate_run(
-    engine: Engine, run_id: int, checks: list[Check], only: set[str] | None = None, intent: Intent | None = None
+    engine: Engine,
+    run_id: int,
+    checks: list[Check],
+    only: set[str] | None = None,
+    intent: Intent | None = None,
 ) -> list[Verdict]:
     return run_checks(load_context(engine, run_id, intent), checks, only)
 

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from auditor.enums import TargetStatus
-from auditor.errors import AuditorError, CollectionError
+from auditor.errors import AuditorError
 from auditor.normalize import Normalizer, Problem
 from auditor.pipeline.process import Processed, process_capture
 from auditor.pipeline.progress import Progress
@@ -33,9 +33,83 @@ class _Item:
 @dataclass
 class TargetOutcome:
     target_id: int
-    status: TargetStatus
-    reason: str | None
-    captures: int
+    status: TargetStatus = TargetStatus.PENDING
+    reason: str | None = None
+    captures: int = 0
+    first_problem: str | None = None
+
+
+class _Collection:
+    """One collection phase: a bounded pool of workers feeding a queue that the writer thread drains."""
+
+    def __init__(
+        self, collectors: dict[str, Collector], writer: RunWriter, normalizers: Registry[Normalizer]
+    ) -> None:
+        self.collectors = collectors
+        self.writer = writer
+        self.normalizers = normalizers
+        self.items: queue.Queue[_Item] = queue.Queue(maxsize=256)
+        self.stop = threading.Event()
+
+    def put(self, item: _Item) -> None:
+        while not self.stop.is_set():
+            try:
+                self.items.put(item, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+
+    def work(self, spec: TargetSpec) -> None:
+        """Runs in a worker: fetch, redact, normalize; whatever happens, end with a `done` item."""
+        failure: str | None = None
+        try:
+            for got in self.collectors[spec.collector].collect(spec):
+                if self.stop.is_set():
+                    return
+                if isinstance(got, Problem):
+                    self.put(_Item(spec.name, problem=got))
+                else:
+                    self.put(_Item(spec.name, processed=process_capture(got, self.normalizers)))
+        except AuditorError as exc:  # CollectionError and friends: the reason is already worded for users
+            failure = str(exc)
+        except Exception as exc:  # contained per target
+            log.exception("collector failed on %s", spec.name)
+            failure = f"collector error: {type(exc).__name__}: {exc}"
+        self.put(_Item(spec.name, done=True, failure=failure))
+
+    def consume(self, item: _Item, out: TargetOutcome) -> None:
+        """Runs in the writer thread: append to the chain, in arrival order."""
+        if item.processed is not None:
+            p = item.processed
+            self.writer.ingest(
+                out.target_id,
+                p.capture,
+                redactions=p.redactions,
+                redaction_kinds=p.redaction_kinds,
+                facts=[*p.result.facts, *p.result.coverage_facts(item.target, p.capture.format)],
+                problems=p.result.problems,
+            )
+            out.captures += 1
+            if p.result.problems and out.first_problem is None:
+                out.first_problem = str(p.result.problems[0])
+        elif item.problem is not None:
+            self.writer.add_problems(out.target_id, [item.problem])
+            out.first_problem = out.first_problem or str(item.problem)
+        if item.done:
+            self.finish(out, item.failure)
+
+    def finish(self, out: TargetOutcome, failure: str | None) -> None:
+        if failure is not None:
+            out.status = TargetStatus.PARTIAL if out.captures else TargetStatus.FAILED
+            out.reason = failure
+            self.writer.add_problems(out.target_id, [Problem(failure.split(":")[0], failure)])
+        elif out.captures == 0:
+            out.status, out.reason = TargetStatus.FAILED, out.first_problem or "no evidence collected"
+        elif out.first_problem is not None:
+            out.status, out.reason = TargetStatus.PARTIAL, out.first_problem
+        else:
+            out.status = TargetStatus.OK
+        self.writer.finish_target(out.target_id, out.status, out.reason)
 
 
 def collect_targets(
@@ -47,90 +121,35 @@ def collect_targets(
     workers: int = DEFAULT_WORKERS,
 ) -> dict[str, TargetOutcome]:
     """Collect every target; whatever one target does, the others go on and nothing fetched is lost."""
-    ids = {
-        t.name: writer.add_target(
-            kind=t.kind.value,
-            name=t.name,
-            platform=t.platform,
-            tier=t.tier.value if t.tier else None,
-            role=t.role,
+    outcomes = {
+        t.name: TargetOutcome(
+            writer.add_target(
+                kind=t.kind.value,
+                name=t.name,
+                platform=t.platform,
+                tier=t.tier.value if t.tier else None,
+                role=t.role,
+            )
         )
         for t in targets
     }
-    items: queue.Queue[_Item] = queue.Queue(maxsize=256)
-    stop = threading.Event()
-
-    def put(item: _Item) -> None:
-        while not stop.is_set():
-            try:
-                items.put(item, timeout=0.2)
-                return
-            except queue.Full:
-                continue
-
-    def work(spec: TargetSpec) -> None:
-        try:
-            for got in collectors[spec.collector].collect(spec):
-                if stop.is_set():
-                    return
-                if isinstance(got, Problem):
-                    put(_Item(spec.name, problem=got))
-                else:
-                    put(_Item(spec.name, processed=process_capture(got, normalizers)))
-            put(_Item(spec.name, done=True))
-        except (CollectionError, AuditorError) as exc:
-            put(_Item(spec.name, done=True, failure=str(exc)))
-        except Exception as exc:  # contained per target
-            log.exception("collector failed on %s", spec.name)
-            put(_Item(spec.name, done=True, failure=f"collector error: {type(exc).__name__}: {exc}"))
-
-    outcomes = {name: TargetOutcome(tid, TargetStatus.PENDING, None, 0) for name, tid in ids.items()}
-    first_problem: dict[str, str] = {}
+    run = _Collection(collectors, writer, normalizers)
+    pool = ThreadPoolExecutor(
+        max_workers=max(1, min(workers, len(targets) or 1)), thread_name_prefix="collect"
+    )
     remaining = len(targets)
-    pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(targets) or 1)), thread_name_prefix="collect")
     try:
         for spec in targets:
-            pool.submit(work, spec)
+            pool.submit(run.work, spec)
         while remaining:
-            item = items.get()
-            out = outcomes[item.target]
-            if item.processed is not None:
-                p = item.processed
-                writer.ingest(
-                    out.target_id,
-                    p.capture,
-                    redactions=p.redactions,
-                    redaction_kinds=p.redaction_kinds,
-                    facts=[*p.result.facts, *p.result.coverage_facts(item.target, p.capture.format)],
-                    problems=p.result.problems,
-                )
-                out.captures += 1
-                if p.result.problems:
-                    first_problem.setdefault(item.target, str(p.result.problems[0]))
-            elif item.problem is not None:
-                writer.add_problems(out.target_id, [item.problem])
-                first_problem.setdefault(item.target, str(item.problem))
+            item = run.items.get()
+            run.consume(item, outcomes[item.target])
             if item.done:
                 remaining -= 1
-                _finish(writer, out, item.failure, first_problem.get(item.target))
-                progress.target_done(item.target, out.status == TargetStatus.OK)
+                progress.target_done(item.target, outcomes[item.target].status == TargetStatus.OK)
     except BaseException:
-        stop.set()  # interrupted: workers stop at their next capture; what was written stays
+        run.stop.set()  # interrupted: workers stop at their next capture; what was written stays
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
     return outcomes
-
-
-def _finish(writer: RunWriter, out: TargetOutcome, failure: str | None, problem: str | None) -> None:
-    if failure is not None:
-        out.status = TargetStatus.PARTIAL if out.captures else TargetStatus.FAILED
-        out.reason = failure
-        writer.add_problems(out.target_id, [Problem(failure.split(":")[0], failure)])
-    elif out.captures == 0:
-        out.status, out.reason = TargetStatus.FAILED, problem or "no evidence collected"
-    elif problem is not None:
-        out.status, out.reason = TargetStatus.PARTIAL, problem
-    else:
-        out.status = TargetStatus.OK
-    writer.finish_target(out.target_id, out.status, out.reason)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gzip
 import logging
+import zlib
 from dataclasses import dataclass, replace
 
 from auditor.capture import RawCapture
 from auditor.evidence.redact import redact
-from auditor.normalize import NormalizeResult, Normalizer, Problem
+from auditor.normalize import Normalizer, NormalizeResult, Problem
 from auditor.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -25,10 +27,13 @@ def process_capture(capture: RawCapture, normalizers: Registry[Normalizer]) -> P
     """Redact, then normalize the redacted bytes, so re-normalizing stored evidence gives the same facts.
 
     A normalizer that crashes costs only this capture's facts: the capture is still stored."""
+    capture = _gunzip(capture)
     red = redact(capture.content, capture.format)
     clean = replace(capture, content=red.content)
     if capture.format not in normalizers:
-        result = NormalizeResult(problems=[Problem(capture.origin, f"no normalizer for format {capture.format!r}")])
+        result = NormalizeResult(
+            problems=[Problem(capture.origin, f"no normalizer for format {capture.format!r}")]
+        )
     else:
         try:
             result = normalizers.get(capture.format)(clean)
@@ -44,3 +49,25 @@ def process_capture(capture: RawCapture, normalizers: Registry[Normalizer]) -> P
                 ]
             )
     return Processed(clean, red.count, dict(red.kinds), result)
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+PASS_THROUGH_GZIP = frozenset({"aws.flowlog"})  # records without secrets, read compressed by their normalizer
+
+
+def _gunzip(capture: RawCapture) -> RawCapture:
+    """Compressed text (a `.json.gz` describe dump, a gzipped config) is stored decompressed, because
+    redaction must see the text: a secret inside compressed bytes would otherwise reach the store."""
+    if capture.format in PASS_THROUGH_GZIP or not capture.content.startswith(GZIP_MAGIC):
+        return capture
+    try:
+        content, how = gzip.decompress(capture.content), "gzip"
+    except (OSError, EOFError, zlib.error):
+        # A damaged stream: keep what decompresses, never the compressed bytes (they would bypass redaction).
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            content = inflater.decompress(capture.content)
+        except zlib.error:
+            content = b""
+        how = "gzip (damaged: only the readable part is kept)"
+    return replace(capture, content=content, meta={**capture.meta, "decompressed": how})

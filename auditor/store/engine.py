@@ -21,7 +21,7 @@ _PG_MIGRATION_LOCK = 7_355_608  # advisory lock id: one migrator at a time
 
 def normalize_url(url: str) -> str:
     """Use psycopg 3 for plain postgresql:// URLs (psycopg2 is not a dependency)."""
-    if url.startswith("postgresql://") or url.startswith("postgres://"):
+    if url.startswith(("postgresql://", "postgres://")):
         return "postgresql+psycopg://" + url.split("://", 1)[1]
     return url
 

@@ -18,11 +18,11 @@ class RunNotFound(AuditorError):
     hint = "list the runs with `auditor runs list`"
 
 
-R = TypeVar("R", bound=FactRecord, covariant=True)
+R_co = TypeVar("R_co", bound=FactRecord, covariant=True)
 
 
 @dataclass(frozen=True)
-class StoredFact(Generic[R]):
+class StoredFact(Generic[R_co]):
     """A fact as checks see it: the typed record plus where it came from (row id, capture, hash)."""
 
     id: int
@@ -30,7 +30,7 @@ class StoredFact(Generic[R]):
     target: str
     capture_seq: int
     capture_sha256: str
-    record: R
+    record: R_co
 
 
 class RunReader:
@@ -59,7 +59,9 @@ class RunReader:
     def capture_counts(self) -> dict[int, int]:
         with self.engine.connect() as conn:
             rows = conn.execute(
-                select(Capture.target_id, func.count()).where(Capture.run_id == self.run_id).group_by(Capture.target_id)
+                select(Capture.target_id, func.count())
+                .where(Capture.run_id == self.run_id)
+                .group_by(Capture.target_id)
             )
             return {int(t): int(n) for t, n in rows}
 
@@ -93,8 +95,15 @@ class RunReader:
 
     def raw_facts(self, kind: FactKind | None = None) -> list[Any]:
         query = (
-            select(Fact.id, Fact.kind, Fact.subject, Fact.data, Target.name.label("target"), Capture.seq,
-                   Capture.content_sha256)
+            select(
+                Fact.id,
+                Fact.kind,
+                Fact.subject,
+                Fact.data,
+                Target.name.label("target"),
+                Capture.seq,
+                Capture.content_sha256,
+            )
             .join(Target, Target.id == Fact.target_id)
             .join(Capture, Capture.id == Fact.capture_id)
             .where(Fact.run_id == self.run_id)
@@ -108,7 +117,9 @@ class RunReader:
     def findings(self) -> list[Any]:
         with self.engine.connect() as conn:
             return list(
-                conn.execute(select(Finding.__table__).where(Finding.run_id == self.run_id).order_by(Finding.id))
+                conn.execute(
+                    select(Finding.__table__).where(Finding.run_id == self.run_id).order_by(Finding.id)
+                )
             )
 
     def problems(self) -> list[Any]:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from auditor.config.models import OobTier
 from auditor.enums import FactKind, Severity, Tier
-from auditor.facts import AwsRouteTable, AwsVpc, FactRecord, Interface, Route
+from auditor.facts import AwsRouteTable, AwsVpc, Device, FactRecord, Interface, Route
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, inside, network
@@ -30,7 +30,8 @@ class OobNotRoutedElsewhere(Check):
         ),
         remediation=(
             "Keep OOB prefixes in the management VRF only: remove static routes and interface addresses for "
-            "OOB space from other VRFs and from cloud route tables, except host routes to declared jump hosts."
+            "OOB space from other VRFs and from cloud route tables, except host routes to declared jump "
+            "hosts."
         ),
     )
 
@@ -39,16 +40,24 @@ class OobNotRoutedElsewhere(Check):
         assert isinstance(oob, OobTier)
         oob_nets = oob.networks()
         if not oob_nets:
-            yield self.not_assessed("OOB CIDRs", "the intent names no OOB CIDR; declare intent.tiers.oob.cidrs")
+            yield self.not_assessed(
+                "OOB CIDRs", "the intent names no OOB CIDR; declare intent.tiers.oob.cidrs"
+            )
             return
         jump_nets = [n for n in (network(j) for j in oob.jump_hosts) if n is not None]
-        devices, gaps = self.split_assessable(ctx, [t for t in ctx.targets if t.kind == "device"], DEVICE_NEEDS)
+        devices, gaps = self.split_assessable(
+            ctx, [t for t in ctx.targets if t.kind == "device"], DEVICE_NEEDS
+        )
         yield from gaps
         clouds, gaps = self.split_assessable(ctx, [t for t in ctx.targets if t.kind == "aws"], AWS_NEEDS)
         yield from gaps
         oob_vrfs = set(oob.vrfs)
-        yield from self._devices(ctx, {t.name for t in devices if t.tier != Tier.OOB}, oob_nets, jump_nets, oob_vrfs)
-        yield from self._clouds(ctx, {t.name for t in clouds}, oob_nets, jump_nets, oob.aws.vpc_tags if oob.aws else {})
+        yield from self._devices(
+            ctx, {t.name for t in devices if t.tier != Tier.OOB}, oob_nets, jump_nets, oob_vrfs
+        )
+        yield from self._clouds(
+            ctx, {t.name for t in clouds}, oob_nets, jump_nets, oob.aws.vpc_tags if oob.aws else {}
+        )
 
     def _devices(
         self,
@@ -69,23 +78,28 @@ class OobNotRoutedElsewhere(Check):
             hit = inside(rec.prefix, oob_nets)
             if hit and rec.vrf not in oob_vrfs and not inside(rec.prefix, jump_nets):
                 via = rec.next_hop or rec.interface or "?"
-                offenders[r.target].append((f"{rec.protocol} route {rec.prefix} via {via} in vrf {rec.vrf}", r))
+                offenders[r.target].append(
+                    (f"{rec.protocol} route {rec.prefix} via {via} in vrf {rec.vrf}", r)
+                )
         for i in ctx.facts.of(Interface):
             if i.target not in names:
                 continue
-            rec = i.record
-            for addr in [*rec.ipv4, *rec.ipv6, *rec.ipv4_virtual]:
+            intf = i.record
+            for addr in [*intf.ipv4, *intf.ipv6, *intf.ipv4_virtual]:
                 counted[i.target] += 1
-                if inside(addr, oob_nets) and rec.vrf not in oob_vrfs:
-                    offenders[i.target].append((f"{rec.name} has {addr} (connected) in vrf {rec.vrf}", i))
+                if inside(addr, oob_nets) and intf.vrf not in oob_vrfs:
+                    offenders[i.target].append((f"{intf.name} has {addr} (connected) in vrf {intf.vrf}", i))
+        device_facts = {d.target: d for d in ctx.facts.of(Device)}
         for name in sorted(names):
             if offenders[name]:
                 for text, fact in offenders[name]:
-                    yield self.failed(f"{name}: {text.split(' in vrf')[0]}", expected, text, fact, target=name)
+                    yield self.failed(
+                        f"{name}: {text.split(' in vrf')[0]}", expected, text, fact, target=name
+                    )
             else:
-                yield self.passed(
-                    name, expected, f"none among {counted[name]} route(s) and interface address(es)", target=name
-                )
+                evidence = [device_facts[name]] if name in device_facts else []
+                found = f"none among {counted[name]} route(s) and interface address(es)"
+                yield self.passed(name, expected, found, *evidence, target=name)
 
     def _clouds(
         self,
@@ -113,5 +127,10 @@ class OobNotRoutedElsewhere(Check):
             if bad:
                 yield self.failed(rec.subject(), expected, "; ".join(bad), table, target=table.target)
             else:
-                yield self.passed(rec.subject(), expected, f"none among {len(rec.routes)} route(s)", table,
-                                  target=table.target)
+                yield self.passed(
+                    rec.subject(),
+                    expected,
+                    f"none among {len(rec.routes)} route(s)",
+                    table,
+                    target=table.target,
+                )

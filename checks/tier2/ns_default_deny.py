@@ -16,7 +16,8 @@ Direction = Literal["Ingress", "Egress"]
 
 
 def isolates(policy: K8sNetworkPolicy, direction: Direction) -> bool:
-    """Does this policy put every pod of its namespace in default-deny for `direction`, allowing nothing broad?
+    """Does this policy put every pod of its namespace in default deny for `direction`, allowing nothing
+    broad?
 
     Kubernetes: a policy selecting all pods (empty podSelector) with the direction in policyTypes isolates
     them; a rule with no peers and no ports would re-open everything, so it does not count as a deny.
@@ -29,9 +30,12 @@ def isolates(policy: K8sNetworkPolicy, direction: Direction) -> bool:
         return direction in policy.policy_types and not any(r.allows_everything() for r in rules)
     if policy.flavor == PolicyFlavor.CILIUM:
         key = "ingress" if direction == "Ingress" else "egress"
-        rules = policy.spec.get(key)
+        cilium_rules = policy.spec.get(key)
         deny = policy.spec.get(f"{key}Deny")
-        return (isinstance(rules, list) and all(isinstance(r, dict) and not r for r in rules)) or bool(deny)
+        empty_rules = isinstance(cilium_rules, list) and all(
+            isinstance(r, dict) and not r for r in cilium_rules
+        )
+        return empty_rules or bool(deny)
     return False
 
 
@@ -58,7 +62,8 @@ class NamespaceDefaultDeny(Check):
         assert frontend is not None
         if frontend.namespaces is None:
             yield self.not_assessed(
-                "tenant namespaces", "the intent names no tenant namespaces; declare intent.tiers.frontend.namespaces"
+                "tenant namespaces",
+                "the intent names no tenant namespaces; declare intent.tiers.frontend.namespaces",
             )
             return
         selector = frontend.namespaces
@@ -70,7 +75,8 @@ class NamespaceDefaultDeny(Check):
             if p.record.namespace is not None:
                 policies[(p.target, p.record.namespace)].append(p)
         tenants = [
-            ns for ns in ctx.facts.of(K8sNamespace)
+            ns
+            for ns in ctx.facts.of(K8sNamespace)
             if ns.target in names and selector.selects(ns.record.name, ns.record.labels)
         ]
         for cluster in sorted(names):

@@ -93,12 +93,12 @@ class BackendVrfNoDefaultRoute(Check):
                 vrf,
                 target=vrf.target,
             )
-        found: list[str] = []
-        found += [
-            f"{r.record.protocol} route {r.record.prefix} via {r.record.next_hop or r.record.interface or '?'}"
-            for r in bad_routes
-        ]
+        found = [f"{r.record.protocol} route {r.record.prefix} via {_via(r.record)}" for r in bad_routes]
         found += [f"BGP network {p}" for p in bad_networks]
         found += [f"default-originate to BGP neighbor {n.record.peer}" for n in originators]
         facts: list[StoredFact[FactRecord]] = [vrf, *bad_routes, *originators]
         return self.failed(rec.subject(), expected, "; ".join(found), *facts, target=vrf.target)
+
+
+def _via(route: Route) -> str:
+    return route.next_hop or route.interface or "?"

@@ -9,16 +9,28 @@ from pathlib import Path
 
 HEAD_BYTES = 16_384
 AWS_KEYS = (
-    "Vpcs", "Subnets", "RouteTables", "InternetGateways", "NatGateways", "EgressOnlyInternetGateways",
-    "TransitGateways", "VpcPeeringConnections", "SecurityGroups", "NetworkAcls", "FlowLogs",
+    "Vpcs",
+    "Subnets",
+    "RouteTables",
+    "InternetGateways",
+    "NatGateways",
+    "EgressOnlyInternetGateways",
+    "TransitGateways",
+    "VpcPeeringConnections",
+    "SecurityGroups",
+    "NetworkAcls",
+    "FlowLogs",
 )
 _AWS_KEY = re.compile(r'"(' + "|".join(AWS_KEYS) + r')"\s*:')
 _K8S = re.compile(r"^\s*(apiVersion|kind)\s*:|\"(apiVersion|kind)\"\s*:", re.MULTILINE)
 _FLOW_HEADER = re.compile(r"^version account-id interface-id srcaddr dstaddr", re.MULTILINE)
-_FLOW_V2 = re.compile(r"^2 \S+ \S+ \S+ \S+ \S+ \S+ \S+ \S+ \S+ \d+ \d+ (ACCEPT|REJECT|-) (OK|NODATA|SKIPDATA)",
-                      re.MULTILINE)
+_FLOW_V2 = re.compile(
+    r"^2 \S+ \S+ \S+ \S+ \S+ \S+ \S+ \S+ \S+ \d+ \d+ (ACCEPT|REJECT|-) (OK|NODATA|SKIPDATA)", re.MULTILINE
+)
 _HOSTNAME = re.compile(r"^hostname\s+(\S+)", re.MULTILINE)
-_NXOS = re.compile(r"^(feature \S+|vrf context \S+|version \d+\.\d+\(|!Command: show running-config)", re.MULTILINE)
+_NXOS = re.compile(
+    r"^(feature \S+|vrf context \S+|version \d+\.\d+\(|!Command: show running-config)", re.MULTILINE
+)
 _EOS = re.compile(
     r"^(! device: .*EOS|vrf instance \S+|management api http-commands|service routing protocols model|"
     r"daemon TerminAttr|transceiver qsfp)",

@@ -17,7 +17,11 @@ from collectors.base import Plan, TargetSpec
 from collectors.offline.classify import IGNORED_SUFFIXES, classify, read_head
 
 _REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
-_PLATFORM_FORMAT = {"eos": "eos.running-config", "nxos": "nxos.running-config", "nxos_ssh": "nxos.running-config"}
+_PLATFORM_FORMAT = {
+    "eos": "eos.running-config",
+    "nxos": "nxos.running-config",
+    "nxos_ssh": "nxos.running-config",
+}
 SOURCE_OF = {
     "eos.running-config": "show running-config",
     "nxos.running-config": "show running-config",
@@ -41,7 +45,11 @@ class OfflineFilesCollector:
             root = config.resolve(source.path)
             if not root.exists():
                 plan.problems.append(
-                    Problem(str(source.path), "evidence path does not exist", hint="fix sources.files in the config")
+                    Problem(
+                        str(source.path),
+                        "evidence path does not exist",
+                        hint="fix sources.files in the config",
+                    )
                 )
                 continue
             for path in _walk(root):
@@ -53,7 +61,9 @@ class OfflineFilesCollector:
                 found = classify(path, head)
                 if found is None:
                     continue
-                spec, fmt, meta, problem = self._target_for(path, found.format, found.hostname, source, config)
+                spec, fmt, meta, problem = self._target_for(
+                    path, found.format, found.hostname, source, config
+                )
                 if problem is not None:
                     plan.problems.append(problem)
                     continue
@@ -64,7 +74,9 @@ class OfflineFilesCollector:
         for key, spec in specs.items():
             files = [(str(p), fmt, meta, _rel(p, config)) for p, fmt, meta in groups[key]]
             plan.targets.append(
-                TargetSpec(spec.kind, spec.name, self.name, spec.platform, spec.tier, spec.role, payload=files)
+                TargetSpec(
+                    spec.kind, spec.name, self.name, spec.platform, spec.tier, spec.role, payload=files
+                )
             )
         return plan
 
@@ -98,7 +110,12 @@ class OfflineFilesCollector:
             return TargetSpec(TargetKind.DEVICE, name, self.name, platform, tier, role), fmt, meta, None
         if fmt == "k8s.manifest":
             cluster = source.cluster or "offline"
-            return TargetSpec(TargetKind.KUBERNETES, cluster, self.name, "kubernetes"), fmt, {"cluster": cluster}, None
+            return (
+                TargetSpec(TargetKind.KUBERNETES, cluster, self.name, "kubernetes"),
+                fmt,
+                {"cluster": cluster},
+                None,
+            )
         if fmt == "aws.describe":
             account = source.account or "offline"
             region = source.region or (path.parent.name if _REGION.match(path.parent.name) else "unknown")
@@ -133,9 +150,9 @@ def _walk(root: Path) -> Iterator[Path]:
         yield root
         return
     for path in sorted(root.rglob("*")):
-        if path.is_file() and not any(p.startswith(".") for p in path.relative_to(root).parts):
-            if path.suffix.lower() not in IGNORED_SUFFIXES:
-                yield path
+        hidden = any(p.startswith(".") for p in path.relative_to(root).parts)
+        if path.is_file() and not hidden and path.suffix.lower() not in IGNORED_SUFFIXES:
+            yield path
 
 
 def _rel(path: Path, config: AuditConfig) -> str:

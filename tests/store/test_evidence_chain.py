@@ -12,8 +12,8 @@ from auditor.capture import RawCapture
 from auditor.enums import RunStatus, TargetStatus
 from auditor.evidence.verify import verify_run
 from auditor.facts import Route, Vrf
-from auditor.store.reader import RunReader
 from auditor.normalize import Problem
+from auditor.store.reader import RunReader
 from auditor.store.writer import FindingRow, RunWriter
 
 BLOCKED = (DBAPIError, IntegrityError)
@@ -40,7 +40,10 @@ def _run(engine: Engine, captures: int = 3) -> RunWriter:
             _capture("leaf1", n),
             redactions=0,
             redaction_kinds={},
-            facts=[Vrf(device="leaf1", name=f"V{n}"), Route(device="leaf1", vrf=f"V{n}", prefix="10.0.0.0/8")],
+            facts=[
+                Vrf(device="leaf1", name=f"V{n}"),
+                Route(device="leaf1", vrf=f"V{n}", prefix="10.0.0.0/8"),
+            ],
         )
     writer.finish_target(tid, TargetStatus.OK)
     writer.seal(RunStatus.COMPLETE)
@@ -66,8 +69,14 @@ def test_facts_read_back_typed(engine: Engine) -> None:
 def test_evidence_tables_refuse_update_and_delete(engine: Engine) -> None:
     writer = RunWriter.start(engine, config={}, config_sha256="0" * 64, scope="")
     tid = writer.add_target(kind="device", name="leaf1")
-    writer.ingest(tid, _capture("leaf1", 0), redactions=0, redaction_kinds={}, facts=[Vrf(device="leaf1", name="A")],
-                  problems=[Problem("leaf1.cfg", "truncated", line=3)])
+    writer.ingest(
+        tid,
+        _capture("leaf1", 0),
+        redactions=0,
+        redaction_kinds={},
+        facts=[Vrf(device="leaf1", name="A")],
+        problems=[Problem("leaf1.cfg", "truncated", line=3)],
+    )
     writer.add_findings([FindingRow("T3-X", "PASS", "high", "backend", "leaf1", "s", "m", "e", "f", [1], [])])
     for table in ("captures", "facts", "findings", "problems"):
         for statement in (f"UPDATE {table} SET run_id = run_id", f"DELETE FROM {table}"):
@@ -98,7 +107,8 @@ def test_one_changed_byte_is_named(engine: Engine) -> None:
         ).scalar_one()
         tampered = bytes(content[:5]) + bytes([content[5] ^ 0x01]) + bytes(content[6:])
         conn.execute(
-            text("UPDATE captures SET content = :c WHERE run_id = :r AND seq = 2"), {"c": tampered, "r": writer.run_id}
+            text("UPDATE captures SET content = :c WHERE run_id = :r AND seq = 2"),
+            {"c": tampered, "r": writer.run_id},
         )
     result = verify_run(engine, writer.run_id)
     assert not result.ok
@@ -128,7 +138,9 @@ def test_changed_seal_is_detected(engine: Engine) -> None:
     writer = _run(engine)
     _disable_guards(engine)
     with engine.begin() as conn:
-        conn.execute(text("UPDATE runs SET chain_head = :h WHERE id = :r"), {"h": "e" * 64, "r": writer.run_id})
+        conn.execute(
+            text("UPDATE runs SET chain_head = :h WHERE id = :r"), {"h": "e" * 64, "r": writer.run_id}
+        )
     mismatches = verify_run(engine, writer.run_id).mismatches
     assert [m.what for m in mismatches] == ["chain head"]
 

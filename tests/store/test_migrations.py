@@ -13,7 +13,9 @@ from auditor.store.models import Base
 def test_new_store_is_migrated_on_first_use(store_url: str) -> None:
     engine = open_store(store_url)
     assert current_revision(engine) == head_revision()
-    assert {"runs", "targets", "captures", "facts", "findings", "problems"} <= set(inspect(engine).get_table_names())
+    assert {"runs", "targets", "captures", "facts", "findings", "problems"} <= set(
+        inspect(engine).get_table_names()
+    )
 
 
 def test_models_and_migrations_agree(engine: Engine) -> None:
