@@ -6,9 +6,9 @@ import fnmatch
 import ipaddress
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from auditor.enums import Tier
 
@@ -19,15 +19,16 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _cidr(value: str) -> str:
+def _cidr(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a CIDR such as 10.0.0.0/16, got {value!r}")
     try:
         return str(ipaddress.ip_network(value, strict=False))
     except ValueError as exc:
         raise ValueError(f"expected a CIDR such as 10.0.0.0/16, got {value!r}") from exc
 
 
-def _cidr_list(value: object) -> object:
-    return [_cidr(x) if isinstance(x, str) else x for x in value] if isinstance(value, list) else value
+Cidr = Annotated[str, BeforeValidator(_cidr)]  # validated per item, so errors name the list index
 
 
 def _vlan_ranges(value: object) -> list[tuple[int, int]]:
@@ -83,7 +84,7 @@ class AwsTags(_Strict):
 class TierIntent(_Strict):
     """What one tier is made of. Checks hold observed facts against this."""
 
-    cidrs: list[str] = []
+    cidrs: list[Cidr] = []
     vrfs: list[str] = []
     vlans: list[tuple[int, int]] = []
     devices: list[str] = Field(default=[], description="hostname glob patterns of this tier's devices")
@@ -92,11 +93,6 @@ class TierIntent(_Strict):
     )
     namespaces: NamespaceSelector | None = None
     aws: AwsTags | None = None
-
-    @field_validator("cidrs", mode="before")
-    @classmethod
-    def _cidrs(cls, v: object) -> object:
-        return _cidr_list(v)
 
     @field_validator("vlans", mode="before")
     @classmethod
@@ -118,12 +114,7 @@ class TierIntent(_Strict):
 
 
 class OobTier(TierIntent):
-    jump_hosts: list[str] = []
-
-    @field_validator("jump_hosts", mode="before")
-    @classmethod
-    def _jumps(cls, v: object) -> object:
-        return _cidr_list(v)
+    jump_hosts: list[Cidr] = []
 
 
 class FrontendTier(TierIntent):
