@@ -16,10 +16,17 @@ T = TypeVar("T")
 class Registry(Generic[T]):
     """Named entries held on the instance (no module-level mutable state shared between registries)."""
 
-    def __init__(self, group: str, *, validate: Callable[[str, object], T] | None = None) -> None:
+    def __init__(
+        self,
+        group: str,
+        *,
+        validate: Callable[[str, object], T] | None = None,
+        key: Callable[[object], str] | None = None,
+    ) -> None:
         self.group = group
         self._entries: dict[str, T] = {}
         self._validate = validate
+        self._key = key  # names the members of an entry point that provides several entries
 
     def register(self, name: str, entry: object) -> T:
         if name in self._entries:
@@ -32,7 +39,10 @@ class Registry(Generic[T]):
         return value  # type: ignore[return-value]
 
     def load_entry_points(self) -> Registry[T]:
-        """Load every entry point of the group; a broken plugin is an error naming it."""
+        """Load every entry point of the group; a broken plugin is an error naming it.
+
+        An entry point may name one entry, or a list/tuple of entries (a package of checks, say) when
+        the registry knows how to name them."""
         for ep in sorted(entry_points(group=self.group), key=lambda e: e.name):
             if ep.name in self._entries:
                 continue
@@ -40,7 +50,11 @@ class Registry(Generic[T]):
                 obj = ep.load()
             except Exception as exc:
                 raise PluginError(f"{self.group}: cannot load {ep.name!r} from {ep.value}: {exc}") from exc
-            self.register(ep.name, obj)
+            if isinstance(obj, list | tuple) and self._key is not None:
+                for member in obj:
+                    self.register(self._key(member), member)
+            else:
+                self.register(ep.name, obj)
         return self
 
     def get(self, name: str) -> T:

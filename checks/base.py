@@ -11,6 +11,7 @@ from typing import ClassVar, TypeVar, cast
 
 from auditor.config.models import Intent
 from auditor.enums import FactKind, Severity, Status, TargetStatus, Tier
+from auditor.errors import PluginError
 from auditor.facts import Coverage, FactRecord
 from auditor.registry import Registry
 from auditor.store.reader import StoredFact
@@ -167,5 +168,13 @@ def _validate_check(name: str, entry: object) -> Check:
     return obj
 
 
+def _check_id(entry: object) -> str:
+    meta = getattr(entry, "meta", None)
+    if not isinstance(meta, CheckMeta):
+        raise PluginError(f"auditor.checks: {entry!r} has no CheckMeta")
+    return meta.id
+
+
 def check_registry() -> Registry[Check]:
-    return Registry[Check]("auditor.checks", validate=_validate_check).load_entry_points()
+    """Every installed check. Built-ins come as one list per tier package (e.g. `checks.tier1:CHECKS`)."""
+    return Registry[Check]("auditor.checks", validate=_validate_check, key=_check_id).load_entry_points()

@@ -143,3 +143,71 @@ class AwsFlowLogConfig(_AwsFact):
 
     def subject(self) -> str:
         return f"{self.account}/{self.region}/{self.flow_log_id} on {self.resource_id}"
+
+
+class AwsNetworkInterface(_AwsFact):
+    """An ENI: maps addresses to subnets and security groups (what a flow-log address belongs to)."""
+
+    kind: ClassVar[FactKind] = FactKind.AWS_NETWORK_INTERFACE
+    interface_id: str
+    vpc_id: str | None = None
+    subnet_id: str | None = None
+    private_ips: list[str] = []
+    ipv6_addresses: list[str] = []
+    public_ip: str | None = None
+    security_groups: list[str] = []
+    interface_type: str | None = None
+    description: str | None = None
+    attachment: str | None = None  # instance id or service that owns it
+
+    def subject(self) -> str:
+        return f"{self.account}/{self.region}/{self.interface_id}"
+
+
+class AwsTgwAttachment(_AwsFact):
+    kind: ClassVar[FactKind] = FactKind.AWS_TGW_ATTACHMENT
+    attachment_id: str
+    transit_gateway_id: str
+    resource_type: str  # vpc, vpn, peering, direct-connect-gateway, connect
+    resource_id: str | None = None
+    resource_owner: str | None = None
+    state: str | None = None
+    route_table_id: str | None = None  # the TGW route table it is associated with
+
+    def subject(self) -> str:
+        return f"{self.account}/{self.region}/{self.attachment_id}"
+
+
+class TgwRoute(_Part):
+    destination: str
+    attachment_ids: list[str] = []
+    type: str = "static"  # static or propagated
+    state: str = "active"  # active or blackhole
+
+
+class AwsTgwRouteTable(_AwsFact):
+    kind: ClassVar[FactKind] = FactKind.AWS_TGW_ROUTE_TABLE
+    route_table_id: str
+    transit_gateway_id: str
+    routes: list[TgwRoute] = []
+    associations: list[str] = []  # attachment ids
+    propagations: list[str] = []  # attachment ids
+
+    def subject(self) -> str:
+        return f"{self.account}/{self.region}/{self.route_table_id}"
+
+
+class AwsFlowLogDestination(_AwsFact):
+    """Where flow logs land and whether they are kept immutably."""
+
+    kind: ClassVar[FactKind] = FactKind.AWS_FLOW_LOG_DESTINATION
+    destination: str  # bucket ARN or log group name
+    destination_type: Literal["s3", "cloud-watch-logs", "kinesis-data-firehose"]
+    object_lock_enabled: bool | None = None  # S3
+    object_lock_mode: str | None = None  # GOVERNANCE or COMPLIANCE
+    object_lock_days: int | None = None
+    retention_days: int | None = None  # CloudWatch log group retention (None: never expire)
+    versioning: str | None = None
+
+    def subject(self) -> str:
+        return f"{self.account}/{self.region}/{self.destination}"

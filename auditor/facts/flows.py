@@ -28,3 +28,22 @@ class FlowConversation(FactRecord):
     def subject(self) -> str:
         port = f":{self.dst_port}" if self.dst_port is not None else ""
         return f"{self.src_addr} -> {self.dst_addr}{port}/{self.protocol} {self.action}"
+
+
+class FlowLogStats(FactRecord):
+    """What a flow-log source held: so an auditor sees the window covered and the records not usable."""
+
+    kind: ClassVar[FactKind] = FactKind.FLOW_LOG_STATS
+    source: str
+    files: int = 0
+    records: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    nodata: int = 0
+    skipdata: int = 0
+    malformed: int = 0
+    first_seen: int | None = None
+    last_seen: int | None = None
+
+    def subject(self) -> str:
+        return f"flow logs {self.source}"

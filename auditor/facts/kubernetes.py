@@ -113,3 +113,73 @@ class K8sNetworkPolicy(FactRecord):
     def subject(self) -> str:
         where = self.namespace if self.namespace is not None else "cluster"
         return f"{self.cluster}/{where}/{self.flavor.value} {self.name}"
+
+
+class ContainerPort(_Part):
+    name: str | None = None
+    port: int
+    protocol: str = "TCP"
+
+
+class K8sPod(FactRecord):
+    """A workload instance: its labels resolve policy selectors; its ports resolve named ports."""
+
+    kind: ClassVar[FactKind] = FactKind.K8S_POD
+    cluster: str
+    namespace: str
+    name: str
+    labels: dict[str, str] = {}
+    ip: str | None = None
+    node: str | None = None
+    host_network: bool = False
+    owner: str | None = None  # e.g. "Deployment/frontend" (through its ReplicaSet)
+    ports: list[ContainerPort] = []
+
+    def subject(self) -> str:
+        return f"{self.cluster}/{self.namespace}/pod {self.name}"
+
+
+class ServicePort(_Part):
+    name: str | None = None
+    port: int
+    target_port: int | str | None = None
+    protocol: str = "TCP"
+    node_port: int | None = None
+
+
+class K8sService(FactRecord):
+    kind: ClassVar[FactKind] = FactKind.K8S_SERVICE
+    cluster: str
+    namespace: str
+    name: str
+    type: str = "ClusterIP"  # ClusterIP, NodePort, LoadBalancer, ExternalName
+    selector: dict[str, str] = {}
+    cluster_ip: str | None = None
+    ports: list[ServicePort] = []
+    external_ips: list[str] = []
+    load_balancer_ingress: list[str] = []
+
+    def subject(self) -> str:
+        return f"{self.cluster}/{self.namespace}/svc {self.name}"
+
+
+class IngressBackend(_Part):
+    host: str | None = None
+    path: str | None = None
+    service: str | None = None
+    port: int | str | None = None
+
+
+class K8sIngress(FactRecord):
+    kind: ClassVar[FactKind] = FactKind.K8S_INGRESS
+    cluster: str
+    namespace: str
+    name: str
+    ingress_class: str | None = None
+    hosts: list[str] = []
+    tls_hosts: list[str] = []  # hosts covered by a tls entry
+    tls_secrets: list[str] = []  # secret names only, never their content
+    backends: list[IngressBackend] = []
+
+    def subject(self) -> str:
+        return f"{self.cluster}/{self.namespace}/ingress {self.name}"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
+from pydantic import BaseModel, ConfigDict
+
 from auditor.enums import FactKind, Tier
 from auditor.facts.base import FactRecord
 
@@ -201,3 +203,25 @@ class LldpNeighbor(FactRecord):
 
     def subject(self) -> str:
         return f"{self.device}/{self.interface} -> {self.neighbor}"
+
+
+class PartitionMember(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    guid: str  # port GUID, or "ALL", "SELF", "ALL_SWITCHES" as OpenSM allows
+    membership: Literal["full", "limited", "both"] = "full"
+
+
+class IbPartition(FactRecord):
+    """An InfiniBand partition (P_Key): tenant isolation on an IB fabric, from OpenSM or UFM."""
+
+    kind: ClassVar[FactKind] = FactKind.IB_PARTITION
+    fabric: str
+    name: str
+    pkey: int
+    default: bool = False
+    ipoib: bool = False
+    members: list[PartitionMember] = []
+
+    def subject(self) -> str:
+        return f"{self.fabric}/partition {self.name} (0x{self.pkey:04x})"

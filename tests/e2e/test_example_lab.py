@@ -83,3 +83,14 @@ def test_facts_command_prints_json_lines(lab: Path) -> None:
     names = {(r["target"], r["data"]["name"]) for r in rows}
     assert ("be-leaf2", "RDMA-B") in names and ("fe-leaf1", "FRONTEND") in names
     assert all(len(r["evidence"]["sha256"]) == 64 for r in rows)
+
+
+def test_clean_variant_of_the_lab_has_no_failure(lab: Path) -> None:
+    from tests.e2e.lab_fixes import apply_fixes
+
+    assert apply_fixes(lab) >= len(planted())
+    result = run_cli("audit", "-c", str(lab / "auditor.yaml"), "--quiet")
+    report = json.loads((lab / "out" / "run-1.json").read_text())
+    failed = [(f["check_id"], f["subject"], f["found"]) for f in report["findings"] if f["status"] != "PASS"]
+    assert failed == []
+    assert result.returncode == 0, result.stdout + result.stderr
