@@ -86,10 +86,22 @@ def audit(
     raise typer.Exit(outcome.exit_code)
 
 
+def load_commands() -> None:
+    """Import every command module of this package: each registers its commands on `app` when imported,
+    so a new command is a new module here, with no list to edit."""
+    import importlib
+    import pkgutil
+
+    import auditor.cli
+
+    for module in pkgutil.iter_modules(auditor.cli.__path__):
+        if module.name not in {"app", "console", "render"}:
+            importlib.import_module(f"auditor.cli.{module.name}")
+
+
 def main() -> None:
     """Console-script entry: AuditorErrors become one clear line and exit code 2."""
-    from auditor.cli import commands  # noqa: F401  (registers the other commands)
-
+    load_commands()
     try:
         code = app(standalone_mode=False)
         sys.exit(code if isinstance(code, int) else 0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import ipaddress
 import re
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -120,6 +121,9 @@ class OobTier(TierIntent):
 class FrontendTier(TierIntent):
     egress_proxy: list[str] = Field(default=[], description="host:port of the declared forward proxies")
     dns_resolvers: list[str] = []
+    load_balancer_ports: list[int] = Field(
+        default=[443], description="ports model-serving security groups and NACLs may open to the internet"
+    )
 
     @field_validator("egress_proxy")
     @classmethod
@@ -163,10 +167,18 @@ class Tiers(_Strict):
 Responsibility = Literal["provider", "tenant", "shared"]
 
 
+class FlowLogIntent(_Strict):
+    """What flow-log evidence must look like (X-FLOWLOGS-* checks)."""
+
+    retention_days: int = Field(default=365, ge=1, description="minimum Object Lock / log retention")
+    window_hours: int = Field(default=24, ge=1, le=24 * 90, description="how far back flow records are read")
+
+
 class Intent(_Strict):
     """The declared segmentation. A tier that is not declared makes its checks NOT_APPLICABLE."""
 
     tiers: Tiers = Tiers()
+    flow_logs: FlowLogIntent = FlowLogIntent()
     shared_responsibility: dict[str, Responsibility] = Field(
         default={}, description="control area -> who operates it, e.g. {physical-network: provider}"
     )
@@ -222,6 +234,7 @@ class AwsSource(_Strict):
     external_id_env: str | None = None
     regions: list[str] = Field(min_length=1)
     endpoint_url: str | None = None
+    flow_log_records: bool = Field(default=True, description="also read flow-log records over the window")
 
     @model_validator(mode="after")
     def _identity(self) -> AwsSource:
@@ -248,11 +261,40 @@ class FileSource(_Strict):
     )
 
 
+class InventorySource(_Strict):
+    """Devices from an inventory network teams already keep: Nornir/Ansible-style YAML or a NetBox export."""
+
+    path: Path
+    format: Literal["nornir", "ansible", "netbox"]
+    credentials: Credentials = Credentials()
+    known_hosts: Path | None = None
+
+
+class UfmSource(_Strict):
+    """An NVIDIA UFM server, read for InfiniBand partitions (P_Keys)."""
+
+    name: str | None = None
+    url: str
+    credentials: Credentials = Credentials()
+    verify_tls: bool = True
+    ca_file: Path | None = None
+
+
+class DeclaredPolicySource(_Strict):
+    """Policies declared as code (a git checkout of manifests/JSON), compared with the live ones."""
+
+    path: Path
+    cluster: str | None = None
+
+
 class Sources(_Strict):
     devices: list[DeviceSource] = []
+    inventory: list[InventorySource] = []
     aws: list[AwsSource] = []
     kubernetes: list[KubernetesSource] = []
+    ufm: list[UfmSource] = []
     files: list[FileSource] = []
+    declared: list[DeclaredPolicySource] = []
 
     @field_validator("files", mode="before")
     @classmethod
@@ -262,9 +304,32 @@ class Sources(_Strict):
         return v
 
 
+class CollectionSettings(_Strict):
+    """How live collection behaves; the defaults suit a few hundred devices."""
+
+    workers: int = Field(default=16, ge=1, le=512)
+    connect_timeout: float = Field(default=10.0, gt=0, description="seconds")
+    command_timeout: float = Field(default=60.0, gt=0, description="seconds per command")
+    retries: int = Field(default=2, ge=0, le=10, description="for transient errors only, never for auth")
+    retry_backoff: float = Field(default=1.0, ge=0, description="seconds, doubled at each retry")
+
+
+class Waiver(_Strict):
+    """An accepted risk: a failing check on matching subjects is reported as waived until it expires."""
+
+    check: str
+    target: str = Field(default="*", description="glob on the target name")
+    subject: str = Field(default="*", description="glob on the finding subject")
+    owner: str
+    reason: str
+    expires: date
+
+
 class AuditConfig(_Strict):
     intent: Intent = Intent()
     sources: Sources = Sources()
+    collection: CollectionSettings = CollectionSettings()
+    waivers: list[Waiver] = []
     store: str = "sqlite:///auditor.db"
     output: Path = Path("audit-output")
     reports: list[Literal["json", "pdf"]] = ["json", "pdf"]

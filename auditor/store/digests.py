@@ -42,6 +42,7 @@ def findings_digest(conn: Connection, run_id: int) -> tuple[str, int]:
             Finding.found,
             Finding.fact_ids,
             Finding.evidence,
+            Finding.waiver,
         )
         .where(Finding.run_id == run_id)
         .order_by(Finding.id)

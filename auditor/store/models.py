@@ -78,6 +78,7 @@ class Target(Base):
     role: Mapped[str | None] = mapped_column(String(64))
     status: Mapped[str] = mapped_column(String(16))
     reason: Mapped[str | None] = mapped_column(Text)
+    notes: Mapped[list[str] | None] = mapped_column(Json)  # e.g. an explicit host-key opt-out, for the report
     started_at: Mapped[datetime | None] = mapped_column(Stamp)
     finished_at: Mapped[datetime | None] = mapped_column(Stamp)
 
@@ -139,6 +140,7 @@ class Finding(Base):
     found: Mapped[str] = mapped_column(Text)
     fact_ids: Mapped[list[int]] = mapped_column(Json)
     evidence: Mapped[list[dict[str, Any]]] = mapped_column(Json)
+    waiver: Mapped[dict[str, Any] | None] = mapped_column(Json)  # the waiver that applied to a FAIL
 
 
 class Problem(Base):

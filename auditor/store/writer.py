@@ -54,6 +54,7 @@ class FindingRow:
     found: str
     fact_ids: list[int]
     evidence: list[dict[str, Any]]
+    waiver: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class RunWriter:
         platform: str | None = None,
         tier: str | None = None,
         role: str | None = None,
+        notes: list[str] | None = None,
     ) -> int:
         with self.engine.begin() as conn:
             result = conn.execute(
@@ -120,19 +122,21 @@ class RunWriter:
                     platform=platform,
                     tier=tier,
                     role=role,
+                    notes=notes,
                     status=TargetStatus.PENDING.value,
                     started_at=utcnow(),
                 )
             )
             return int(result.inserted_primary_key[0])  # type: ignore[index]
 
-    def finish_target(self, target_id: int, status: TargetStatus, reason: str | None = None) -> None:
+    def finish_target(
+        self, target_id: int, status: TargetStatus, reason: str | None = None, notes: list[str] | None = None
+    ) -> None:
+        values: dict[str, Any] = {"status": status.value, "reason": reason, "finished_at": utcnow()}
+        if notes is not None:
+            values["notes"] = notes
         with self.engine.begin() as conn:
-            conn.execute(
-                update(Target)
-                .where(Target.id == target_id)
-                .values(status=status.value, reason=reason, finished_at=utcnow())
-            )
+            conn.execute(update(Target).where(Target.id == target_id).values(**values))
 
     def ingest(
         self,

@@ -62,7 +62,12 @@ intent:
             "intent.tiers.oob.cidrs[0]",
             "CIDR",
         ),
-        ("intent:\n  tierz: {}\n", 2, "intent.tierz", "expected one of: tiers, shared_responsibility"),
+        (
+            "intent:\n  tierz: {}\n",
+            2,
+            "intent.tierz",
+            "expected one of: tiers, flow_logs, shared_responsibility",
+        ),
         ("sources:\n  devices:\n    - {host: a, platform: junos}\n", 3, "sources.devices[0].platform", "eos"),
         ("sources:\n  devices:\n    - {host: a}\n", 3, "sources.devices[0].platform", "missing"),
         ("intent:\n  tiers:\n    backend: {vlans: '10-5000'}\n", 3, "intent.tiers.backend.vlans", "1-4094"),

@@ -29,3 +29,23 @@ def test_open_twice_is_idempotent(store_url: str) -> None:
     first.dispose()
     second = open_store(store_url)
     assert current_revision(second) == head_revision()
+
+
+def test_append_only_guards_survive_every_migration(engine: Engine) -> None:
+    """Later migrations must not drop the append-only triggers (SQLite batch mode recreates tables)."""
+    from sqlalchemy import text
+
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            names = {
+                r[0] for r in conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))
+            }
+            expected = {
+                f"{t}_no_{a}"
+                for t in ("captures", "facts", "findings", "problems")
+                for a in ("update", "delete")
+            }
+        else:
+            names = {r[0] for r in conn.execute(text("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"))}
+            expected = {f"{t}_append_only" for t in ("captures", "facts", "findings", "problems")}
+    assert expected <= names
