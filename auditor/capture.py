@@ -23,3 +23,8 @@ class RawCapture:
     collected_at: datetime
     content: bytes
     meta: dict[str, str] = field(default_factory=dict)
+    # A large object kept where it lives (e.g. a flow-log object under S3 Object Lock): the store keeps
+    # only its URI, SHA-256 and size (chained like any capture), and `content` is left empty.
+    content_uri: str | None = None
+    content_sha256: str | None = None
+    content_size: int | None = None

@@ -54,6 +54,8 @@ class TargetKind(StrEnum):
     AWS = "aws"
     KUBERNETES = "kubernetes"
     FLOW_LOGS = "flow-logs"
+    IB_FABRIC = "ib-fabric"  # an InfiniBand subnet: OpenSM partitions.conf or a UFM server
+    DECLARED = "declared"  # policies declared as code (sources.declared): compared, never taken as live
 
 
 class FactKind(StrEnum):
@@ -91,3 +93,10 @@ class FactKind(StrEnum):
     AWS_TGW_ROUTE_TABLE = "aws_tgw_route_table"
     FLOW_CONVERSATION = "flow_conversation"
     FLOW_LOG_STATS = "flow_log_stats"
+
+
+class WaiverState(StrEnum):
+    """A configured waiver on the run's date: in force, or expired (it no longer applies)."""
+
+    ACTIVE = "active"
+    EXPIRED = "expired"

@@ -10,6 +10,23 @@ from auditor.enums import FactKind
 from auditor.facts import Coverage, FactRecord
 from auditor.registry import Registry
 
+# What a switch's running config proves was looked at, whatever the platform.
+RUNNING_CONFIG_COVERS = frozenset(
+    {
+        FactKind.DEVICE,
+        FactKind.INTERFACE,
+        FactKind.VRF,
+        FactKind.VLAN,
+        FactKind.VXLAN_VNI,
+        FactKind.ROUTE,
+        FactKind.BGP_NEIGHBOR,
+        FactKind.ACL,
+        FactKind.ACL_BINDING,
+        FactKind.MGMT_SERVICE,
+        FactKind.QOS_INTERFACE,
+    }
+)
+
 
 @dataclass(frozen=True)
 class Problem:

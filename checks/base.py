@@ -15,6 +15,7 @@ from auditor.errors import PluginError
 from auditor.facts import Coverage, FactRecord
 from auditor.registry import Registry
 from auditor.store.reader import StoredFact
+from checks.reconcile import reconcile
 
 CHECK_ID = re.compile(r"^(T1|T2|T3|X)-[A-Z0-9]+(-[A-Z0-9]+)*$")
 R = TypeVar("R", bound=FactRecord)
@@ -69,7 +70,7 @@ class FactView:
     def __init__(self, facts: Sequence[StoredFact[FactRecord]]) -> None:
         self._by_kind: dict[FactKind, list[StoredFact[FactRecord]]] = defaultdict(list)
         self._coverage: dict[FactKind, set[str]] = defaultdict(set)
-        for f in facts:
+        for f in reconcile(facts):
             if isinstance(f.record, Coverage):
                 self._coverage[f.record.covers].add(f.target)
             else:

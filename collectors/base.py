@@ -24,6 +24,7 @@ class TargetSpec:
     tier: Tier | None = None
     role: str | None = None
     payload: Any = None
+    notes: tuple[str, ...] = ()  # shown in the report with the target (e.g. an explicit host-key opt-out)
 
 
 @dataclass

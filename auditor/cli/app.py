@@ -63,7 +63,10 @@ def audit(
     report_format: Annotated[
         list[str] | None, typer.Option("--format", "-f", help="report formats (default: the config's)")
     ] = None,
-    workers: Annotated[int, typer.Option(min=1, max=512, help="concurrent collection workers")] = 16,
+    workers: Annotated[
+        int | None,
+        typer.Option(min=1, max=512, help="concurrent collection workers (default: collection.workers, 16)"),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
 ) -> None:
     """Collect evidence, check it, seal the run and write the reports."""
@@ -81,7 +84,7 @@ def audit(
     cfg = cfg.model_copy(update=updates) if updates else cfg
     engine = open_store(cfg.store_url())
     with LiveProgress(enabled=not quiet and console.is_terminal) as progress:
-        outcome = run_audit(cfg, engine=engine, progress=progress, workers=workers)
+        outcome = run_audit(cfg, engine=engine, progress=progress, workers=workers or cfg.collection.workers)
     print_outcome(engine, outcome)
     raise typer.Exit(outcome.exit_code)
 
@@ -116,12 +119,12 @@ def main() -> None:
             "[yellow]interrupted[/]: the run is recorded as interrupted, collected evidence is kept"
         )
         sys.exit(130)
-    except Exception as exc:  # click usage errors and the like
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(2)
-        if isinstance(exc, click.exceptions.Abort):
-            sys.exit(130)
-        raise
+    except typer.Abort:
+        sys.exit(130)
+    except typer.TyperException as exc:  # usage errors (typer vendors click; this is its public base class)
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show()
+        else:
+            console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        sys.exit(2)

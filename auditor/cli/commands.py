@@ -24,8 +24,14 @@ app.add_typer(db_app, name="db")
 
 
 @checks_app.command("list")
-def checks_list(as_json: Annotated[bool, typer.Option("--json", help="machine-readable")] = False) -> None:
+def checks_list(
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable")] = False,
+    controls: Annotated[
+        bool, typer.Option("--controls", help="the framework requirements each check evidences")
+    ] = False,
+) -> None:
     """Every registered check, built-in or plugin, with its tier and severity."""
+    from auditor.cli.controls import controls_json, controls_text
     from checks.base import check_registry
 
     metas = [c.meta for _, c in check_registry().items()]
@@ -40,16 +46,18 @@ def checks_list(as_json: Annotated[bool, typer.Option("--json", help="machine-re
                     "needs": sorted(k.value for k in m.needs),
                     "rationale": m.rationale,
                     "remediation": m.remediation,
+                    **({"controls": controls_json(m.id)} if controls else {}),
                 }
                 for m in metas
             ]
         )
         return
     table = Table(title="Checks")
-    for col in ("id", "tier", "severity", "title"):
-        table.add_column(col)
+    for col in ("id", "tier", "severity", "title", *(["controls"] if controls else [])):
+        table.add_column(col, overflow="fold")
     for m in metas:
-        table.add_row(m.id, m.tier.value, m.severity.value, m.title)
+        extra = [controls_text(m.id)] if controls else []
+        table.add_row(m.id, m.tier.value, m.severity.value, m.title, *extra)
     out.print(table)
 
 
@@ -165,7 +173,10 @@ def check_again(
     store: StoreOpt = None,
 ) -> None:
     """Re-run checks on a stored run's facts (nothing is written); same facts, same findings."""
+    from auditor.cli.render import print_waiver_notes
+    from auditor.config.loader import load_config
     from auditor.pipeline.checking import evaluate_run, exit_code, to_rows
+    from auditor.pipeline.waivers import apply_waivers, run_date, waivers_for
     from checks.base import check_registry
 
     engine = store_engine(config, store)
@@ -177,8 +188,11 @@ def check_again(
     verdicts = evaluate_run(
         engine, run_id, [c for _, c in registry.items()], set(check_id) if check_id else None
     )
-    out.print(findings_table(to_rows(verdicts), only_problems=not show_all))  # type: ignore[arg-type]
-    raise typer.Exit(exit_code([v.finding.status for v in verdicts], True))
+    waivers = waivers_for(engine, run_id, load_config(config) if config else None)
+    waived = apply_waivers(to_rows(verdicts), waivers, run_date(engine, run_id))
+    out.print(findings_table(waived.rows, only_problems=not show_all))  # type: ignore[arg-type]
+    print_waiver_notes(waived.notes)
+    raise typer.Exit(exit_code(waived.exit_statuses(), True))
 
 
 @db_app.command("upgrade")

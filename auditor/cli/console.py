@@ -30,6 +30,7 @@ class LiveProgress:
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("[red]{task.fields[failed]} failed"),
+            TextColumn("{task.fields[remaining]} remaining"),
             TimeElapsedColumn(),
             console=console,
             disable=not enabled,
@@ -37,6 +38,7 @@ class LiveProgress:
         )
         self._task: TaskID | None = None
         self._failed = 0
+        self._remaining = 0
 
     def __enter__(self) -> LiveProgress:
         self._progress.start()
@@ -48,14 +50,16 @@ class LiveProgress:
         self._progress.stop()
 
     def planned(self, targets: int) -> None:
-        self._task = self._progress.add_task("collecting", total=targets, failed=0)
+        self._task = self._progress.add_task("collecting", total=targets, failed=0, remaining=targets)
+        self._remaining = targets
 
     def target_done(self, name: str, ok: bool) -> None:
         if self._task is None:
             return
         if not ok:
             self._failed += 1
-        self._progress.update(self._task, advance=1, failed=self._failed)
+        self._remaining -= 1
+        self._progress.update(self._task, advance=1, failed=self._failed, remaining=self._remaining)
 
     def phase(self, text: str) -> None:
         if self._task is not None:

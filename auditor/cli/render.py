@@ -8,8 +8,9 @@ from rich.table import Table
 from sqlalchemy import Engine
 
 from auditor.cli.console import out
-from auditor.enums import Status
+from auditor.enums import Status, WaiverState
 from auditor.pipeline.audit import AuditOutcome
+from auditor.pipeline.waivers import WaiverNote
 from auditor.store.reader import RunReader
 
 STYLE = {
@@ -29,8 +30,20 @@ def findings_table(rows: list[object], *, only_problems: bool = True) -> Table:
         status = Status(f.status)  # type: ignore[attr-defined]
         if only_problems and status in (Status.PASS, Status.NOT_APPLICABLE):
             continue
-        table.add_row(f"[{STYLE[status]}]{status.value}[/]", f.check_id, f.subject, f.found)  # type: ignore[attr-defined]
+        label = f"[{STYLE[status]}]{status.value}[/]"
+        if getattr(f, "waiver", None):  # an accepted risk: still a failure, but not one that fails the run
+            label = f"[yellow]{status.value} (waived)[/]"
+        table.add_row(label, f.check_id, f.subject, f.found)  # type: ignore[attr-defined]
     return table
+
+
+def print_waiver_notes(notes: list[WaiverNote]) -> None:
+    """Waivers in force, and loudly the expired ones, so nobody forgets to renew or fix them."""
+    for n in notes:
+        if n.state is WaiverState.EXPIRED:
+            out.print(f"[bold yellow]expired waiver[/]: {n.text()}", highlight=False)
+        elif n.matched:
+            out.print(f"[yellow]waived[/]: {n.text()}", highlight=False)
 
 
 def print_outcome(engine: Engine, outcome: AuditOutcome) -> None:
@@ -39,6 +52,7 @@ def print_outcome(engine: Engine, outcome: AuditOutcome) -> None:
     out.print(findings_table(reader.findings()))
     summary = ", ".join(f"[{STYLE[s]}]{counts.get(s, 0)} {s.value}[/]" for s in Status)
     out.print(f"run {outcome.run_id} [bold]{outcome.seal.status.value}[/]: {summary}")
+    print_waiver_notes(outcome.waivers)
     out.print(
         f"chain head {outcome.seal.chain_head}  ({outcome.seal.capture_count} captures, "
         f"{outcome.seal.fact_count} facts)"

@@ -66,6 +66,17 @@ class NamespaceSelector(_Strict):
     names: list[str] = []
     labels: dict[str, str] = {}
     exclude: list[str] = ["kube-system", "kube-public", "kube-node-lease"]
+    tenant_label: str | None = Field(
+        default=None,
+        description="namespace label naming the tenant (namespaces sharing its value are one tenant); "
+        "unset: every selected namespace is its own tenant",
+    )
+
+    def tenant_of(self, name: str, labels: dict[str, str]) -> str:
+        """The tenant a selected namespace belongs to (T2-NO-CROSS-TENANT)."""
+        if self.tenant_label and labels.get(self.tenant_label):
+            return labels[self.tenant_label]
+        return name
 
     def selects(self, name: str, labels: dict[str, str]) -> bool:
         if any(fnmatch.fnmatchcase(name, pat) for pat in self.exclude):
@@ -323,6 +334,17 @@ class Waiver(_Strict):
     owner: str
     reason: str
     expires: date
+
+    @field_validator("check")
+    @classmethod
+    def _installed(cls, value: str) -> str:
+        """A typo in the check id would waive nothing, silently: refuse it (exit 2, naming the line)."""
+        from auditor.pipeline.waivers import unknown_check_message  # noqa: PLC0415 (import cycle)
+
+        problem = unknown_check_message(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
 
 class AuditConfig(_Strict):

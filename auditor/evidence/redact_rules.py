@@ -74,6 +74,8 @@ _STOP = (
 # Options that may follow a local user's password (NX-OS puts the role after the hash).
 _USER_STOP = r"(?:role|privilege|view|autocommand|nopassword|expire|shell|sshkey|ssh-key|priv-lvl)\b"
 _DQ_BODY = r'[^"\\\n]*(?:\\.[^"\\\n]*)*'
+# Names (of tags, env vars) that announce a credential in their value.
+_SECRET_WORD = r"(?i:passw|secret|token|credential|api[_-]?key|private[_-]?key)"  # noqa: S105 (a pattern)
 
 
 def tok(n: str = "") -> str:
@@ -528,6 +530,10 @@ RULES: tuple[Rule, ...] = (
                         "client_secret",
                         "passphrase",
                         "Passphrase",
+                        "passkey",  # SONiC TACPLUS/RADIUS
+                        "bind_password",  # SONiC LDAP
+                        "SNMP_USER_AUTH_PASSWORD",
+                        "SNMP_USER_ENCRYPTION_PASSWORD",
                         "apiKey",
                         "api_key",
                         "privateKey",
@@ -547,11 +553,44 @@ RULES: tuple[Rule, ...] = (
         "secret-tag",
         (
             _p(
-                r'"Key"[ \t]*:[ \t]*"[^"\n]*(?i:passw|secret|token|credential|api[_-]?key|private[_-]?key)'
+                rf'"Key"[ \t]*:[ \t]*"[^"\n]*{_SECRET_WORD}'
                 rf'[^"\n]*"[ \t]*,\s*"Value"[ \t]*:[ \t]*{_json_val()}',
                 '"key"',
                 Anchor.NONE,
                 json_safe=True,
+            ),
+        ),
+    ),
+    Rule(
+        # SONiC config_db: the community string is the table key, flat ("SNMP_COMMUNITY|public") or nested
+        # under "SNMP_COMMUNITY", where each entry is {"TYPE": "RO"|"RW"}.
+        "sonic-snmp-community",
+        (
+            _p(r'"SNMP_COMMUNITY\|(?P<v>[^"\\\n]+)"', '"snmp_community|', Anchor.NONE, json_safe=True),
+            _p(
+                r'"(?P<v>[^"|\\\n]+)"[ \t\r\n]*:[ \t\r\n]*\{[ \t\r\n]*"TYPE"[ \t\r\n]*:[ \t\r\n]*"R[OW]"',
+                '"type"',
+                Anchor.NONE,
+                json_safe=True,
+            ),
+        ),
+    ),
+    Rule(
+        # Container env vars ({"name": "DB_PASSWORD", "value": "..."}) in pod specs and kubectl dumps.
+        "secret-env",
+        (
+            _p(
+                rf'"name"[ \t]*:[ \t]*"[^"\n]*{_SECRET_WORD}'
+                rf'[^"\n]*"[ \t]*,\s*"value"[ \t]*:[ \t]*{_json_val()}',
+                '"name"',
+                Anchor.NONE,
+                json_safe=True,
+            ),
+            _p(
+                rf"name:[ \t]*[\"']?[A-Za-z0-9_.-]*{_SECRET_WORD}"
+                rf"[A-Za-z0-9_.-]*[\"']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?value:[ \t]*{_yaml_val()}",
+                "name:",
+                Anchor.YAML,
             ),
         ),
     ),

@@ -44,6 +44,8 @@ class FlowLogStats(FactRecord):
     malformed: int = 0
     first_seen: int | None = None
     last_seen: int | None = None
+    window_start: int | None = None  # unix seconds: the window asked for (live collection), if any
+    window_end: int | None = None
 
     def subject(self) -> str:
         return f"flow logs {self.source}"

@@ -134,6 +134,8 @@ class K8sPod(FactRecord):
     host_network: bool = False
     owner: str | None = None  # e.g. "Deployment/frontend" (through its ReplicaSet)
     ports: list[ContainerPort] = []
+    ips: list[str] = []  # status.podIPs: both families on a dual-stack cluster
+    phase: str | None = None  # Pending, Running, Succeeded, Failed: finished pods hold no address
 
     def subject(self) -> str:
         return f"{self.cluster}/{self.namespace}/pod {self.name}"
@@ -158,6 +160,8 @@ class K8sService(FactRecord):
     ports: list[ServicePort] = []
     external_ips: list[str] = []
     load_balancer_ingress: list[str] = []
+    external_name: str | None = None  # type ExternalName: the DNS name it aliases
+    load_balancer_source_ranges: list[str] = []  # CIDRs a LoadBalancer accepts; empty: any
 
     def subject(self) -> str:
         return f"{self.cluster}/{self.namespace}/svc {self.name}"

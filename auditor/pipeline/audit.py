@@ -17,6 +17,7 @@ from auditor.normalize import normalizer_registry
 from auditor.pipeline.checking import evaluate_run, exit_code, to_rows
 from auditor.pipeline.collect import DEFAULT_WORKERS, collect_targets
 from auditor.pipeline.progress import NoProgress, Progress
+from auditor.pipeline.waivers import WaiverNote, apply_waivers, run_date
 from auditor.store.engine import open_store
 from auditor.store.writer import RunWriter, Seal
 from checks.base import check_registry
@@ -33,6 +34,7 @@ class AuditOutcome:
     statuses: list[Status]
     exit_code: int
     reports: list[Path] = field(default_factory=list)
+    waivers: list[WaiverNote] = field(default_factory=list)  # what each configured waiver did
 
 
 def config_snapshot(config: AuditConfig) -> tuple[dict[str, object], str]:
@@ -83,7 +85,8 @@ def run_audit(
         outcomes = collect_targets(plan.targets, collectors, writer, normalizers, progress, workers)
         progress.phase("checking")
         verdicts = evaluate_run(engine, writer.run_id, checks, intent=config.intent)
-        writer.add_findings(to_rows(verdicts))
+        waived = apply_waivers(to_rows(verdicts), config.waivers, run_date(engine, writer.run_id))
+        writer.add_findings(waived.rows)
         status = _run_status([o.status for o in outcomes.values()], bool(plan.problems))
         seal = writer.seal(status)
     except KeyboardInterrupt:
@@ -93,7 +96,8 @@ def run_audit(
         writer.seal(RunStatus.FAILED, f"{type(exc).__name__}: {exc}")
         raise
     statuses = [v.finding.status for v in verdicts]
-    outcome = AuditOutcome(writer.run_id, seal, statuses, exit_code(statuses, status == RunStatus.COMPLETE))
+    code = exit_code(waived.exit_statuses(), status == RunStatus.COMPLETE)  # waived failures do not fail
+    outcome = AuditOutcome(writer.run_id, seal, statuses, code, waivers=waived.notes)
     if render:
         progress.phase("reporting")
         outcome.reports = render_reports(engine, writer.run_id, config.reports, config.resolve(config.output))

@@ -46,7 +46,8 @@ def to_rows(verdicts: list[Verdict]) -> list[FindingRow]:
     rows = []
     for v in verdicts:
         f = v.finding
-        evidence = sorted({(x.capture_seq, x.capture_sha256) for x in f.facts})
+        merged_in = {e for x in f.facts for e in x.also_from}
+        evidence = sorted({(x.capture_seq, x.capture_sha256) for x in f.facts} | merged_in)
         rows.append(
             FindingRow(
                 check_id=v.meta.id,

@@ -129,6 +129,7 @@ def collect_targets(
                 platform=t.platform,
                 tier=t.tier.value if t.tier else None,
                 role=t.role,
+                notes=list(t.notes) or None,
             )
         )
         for t in targets

@@ -31,6 +31,8 @@ class StoredFact(Generic[R_co]):
     capture_seq: int
     capture_sha256: str
     record: R_co
+    capture_format: str = ""
+    also_from: tuple[tuple[int, str], ...] = ()  # (seq, sha256) of captures whose values were merged in
 
 
 class RunReader:
@@ -78,7 +80,15 @@ class RunReader:
 
     def facts(self, kinds: set[FactKind] | None = None) -> list[StoredFact[FactRecord]]:
         query = (
-            select(Fact.id, Fact.kind, Fact.data, Target.name, Capture.seq, Capture.content_sha256)
+            select(
+                Fact.id,
+                Fact.kind,
+                Fact.data,
+                Target.name,
+                Capture.seq,
+                Capture.content_sha256,
+                Capture.format,
+            )
             .join(Target, Target.id == Fact.target_id)
             .join(Capture, Capture.id == Fact.capture_id)
             .where(Fact.run_id == self.run_id)
@@ -88,9 +98,9 @@ class RunReader:
             query = query.where(Fact.kind.in_([k.value for k in kinds]))
         out: list[StoredFact[FactRecord]] = []
         with self.engine.connect() as conn:
-            for fid, kind, data, target, seq, sha in conn.execute(query):
+            for fid, kind, data, target, seq, sha, fmt in conn.execute(query):
                 fk = FactKind(kind)
-                out.append(StoredFact(int(fid), fk, target, int(seq), sha, record_from_json(fk, data)))
+                out.append(StoredFact(int(fid), fk, target, int(seq), sha, record_from_json(fk, data), fmt))
         return out
 
     def raw_facts(self, kind: FactKind | None = None) -> list[Any]:

@@ -150,7 +150,9 @@ class RunWriter:
     ) -> StoredCapture:
         """Append one (already redacted) capture to the chain, with its facts and problems, atomically."""
         seq = self._seq + 1
-        content_sha = sha256_hex(capture.content)
+        external = capture.content_uri is not None and capture.content_sha256 is not None
+        content_sha = capture.content_sha256 or "" if external else sha256_hex(capture.content)
+        size = (capture.content_size or 0) if external else len(capture.content)
         link = link_hash(
             self._prev,
             LinkInput(
@@ -162,7 +164,7 @@ class RunWriter:
                 origin=capture.origin,
                 collected_at=capture.collected_at,
                 meta=capture.meta,
-                size=len(capture.content),
+                size=size,
                 content_sha256=content_sha,
                 redactions=redactions,
             ),
@@ -178,8 +180,9 @@ class RunWriter:
                     origin=capture.origin,
                     collected_at=capture.collected_at,
                     meta=dict(capture.meta),
-                    content=capture.content,
-                    size=len(capture.content),
+                    content=None if external else capture.content,
+                    content_uri=capture.content_uri,
+                    size=size,
                     content_sha256=content_sha,
                     prev_hash=self._prev,
                     link_hash=link,

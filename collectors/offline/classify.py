@@ -20,6 +20,10 @@ AWS_KEYS = (
     "SecurityGroups",
     "NetworkAcls",
     "FlowLogs",
+    "TransitGatewayAttachments",
+    "TransitGatewayRouteTables",
+    "NetworkInterfaces",
+    "FlowLogDestinations",
 )
 _AWS_KEY = re.compile(r'"(' + "|".join(AWS_KEYS) + r')"\s*:')
 _K8S = re.compile(r"^\s*(apiVersion|kind)\s*:|\"(apiVersion|kind)\"\s*:", re.MULTILINE)
@@ -36,12 +40,17 @@ _EOS = re.compile(
     r"daemon TerminAttr|transceiver qsfp)",
     re.MULTILINE,
 )
+# OpenSM partitions.conf: a statement `Name=0xPKEY[,flags] : ports ;` (the file name alone also counts)
+_OPENSM = re.compile(r"^\s*[\w.-]*\s*=\s*(0[xX][0-9a-fA-F]{1,4}|\d+)\s*(,[^:;\n]*)?:[^;]*;", re.MULTILINE)
+CAPTURES_SUFFIX = ".captures.jsonl"
+CAPTURES_FORMAT = "captures.jsonl"
 IGNORED_SUFFIXES = {".md", ".rst", ".txt~", ".swp", ".pdf", ".png"}
 
 
 @dataclass(frozen=True)
 class Classified:
-    format: str  # "eos.running-config", "nxos.running-config", "k8s.manifest", "aws.describe", "aws.flowlog"
+    format: str  # "eos.running-config", "nxos.running-config", "k8s.manifest", "aws.describe", "aws.flowlog",
+    # or "captures.jsonl" (exported captures of any format)
     hostname: str | None = None
 
 
@@ -61,6 +70,8 @@ def classify(path: Path, head: bytes) -> Classified | None:
     """None when the file is not evidence this auditor reads."""
     text = head.decode("utf-8", errors="replace")
     name = path.name.lower()
+    if name.endswith(CAPTURES_SUFFIX):
+        return Classified(CAPTURES_FORMAT)  # exported captures (collectors/export.py), many formats
     if name.endswith((".json", ".json.gz")):
         if _AWS_KEY.search(text):
             return Classified("aws.describe")
@@ -71,6 +82,8 @@ def classify(path: Path, head: bytes) -> Classified | None:
         return Classified("k8s.manifest") if _K8S.search(text) else None
     if _FLOW_HEADER.search(text) or _FLOW_V2.search(text):
         return Classified("aws.flowlog")
+    if name == "partitions.conf" or name.endswith(".partitions.conf") or _OPENSM.search(text):
+        return Classified("opensm.partitions", path.parent.name)  # the fabric: the file's directory
     hostname = _HOSTNAME.search(text)
     if hostname or _EOS.search(text) or _NXOS.search(text):
         host = hostname.group(1) if hostname else None

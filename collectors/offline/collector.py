@@ -14,7 +14,8 @@ from auditor.config.models import AuditConfig, FileSource
 from auditor.enums import TargetKind, Tier
 from auditor.normalize import Problem
 from collectors.base import Plan, TargetSpec
-from collectors.offline.classify import IGNORED_SUFFIXES, classify, read_head
+from collectors.export import ExportedCapture, read_lines
+from collectors.offline.classify import CAPTURES_FORMAT, IGNORED_SUFFIXES, classify, read_head
 
 _REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
 _PLATFORM_FORMAT = {
@@ -28,6 +29,7 @@ SOURCE_OF = {
     "k8s.manifest": "kubernetes manifest",
     "aws.describe": "ec2 describe_* response",
     "aws.flowlog": "vpc flow log file",
+    "opensm.partitions": "OpenSM partitions.conf",
 }
 
 
@@ -60,6 +62,9 @@ class OfflineFilesCollector:
                     continue
                 found = classify(path, head)
                 if found is None:
+                    continue
+                if found.format == CAPTURES_FORMAT:
+                    self._plan_exported(path, config, specs, groups, plan)
                     continue
                 spec, fmt, meta, problem = self._target_for(
                     path, found.format, found.hostname, source, config
@@ -121,13 +126,46 @@ class OfflineFilesCollector:
             region = source.region or (path.parent.name if _REGION.match(path.parent.name) else "unknown")
             meta = {"account": account, "region": region}
             return TargetSpec(TargetKind.AWS, f"{account}/{region}", self.name, "aws"), fmt, meta, None
+        if fmt == "opensm.partitions":  # one InfiniBand fabric per directory holding a partitions.conf
+            fabric = hostname or "infiniband"
+            spec = TargetSpec(TargetKind.IB_FABRIC, fabric, self.name, "opensm", Tier.BACKEND)
+            return spec, fmt, {"fabric": fabric}, None
         rel_root = _rel(config.resolve(source.path), config)
         meta = {"source": _rel(path, config)}
         return TargetSpec(TargetKind.FLOW_LOGS, f"flowlogs:{rel_root}", self.name, "aws"), fmt, meta, None
 
+    def _plan_exported(
+        self,
+        path: Path,
+        config: AuditConfig,
+        specs: dict[tuple[TargetKind, str], TargetSpec],
+        groups: dict[tuple[TargetKind, str], list[tuple[Path, str, dict[str, str]]]],
+        plan: Plan,
+    ) -> None:
+        """A captures file (collectors/export.py) names its targets on every line; each becomes a target
+        of its own kind, so a re-audit of exported evidence plans the same targets as the audit did."""
+        rel = _rel(path, config)
+        seen: set[tuple[TargetKind, str]] = set()
+        try:
+            for item in read_lines(path, rel):
+                if isinstance(item, Problem):
+                    plan.problems.append(item)
+                    continue
+                key = (item.target_kind, item.target)
+                if key in seen:
+                    continue
+                seen.add(key)
+                specs.setdefault(key, _exported_spec(item, config, self.name))
+                groups[key].append((path, CAPTURES_FORMAT, {}))
+        except OSError as exc:
+            plan.problems.append(Problem(rel, f"cannot read: {exc.strerror}"))
+
     def collect(self, target: TargetSpec) -> Iterator[RawCapture | Problem]:
         for path_s, fmt, meta, rel in target.payload:
             path = Path(path_s)
+            if fmt == CAPTURES_FORMAT:
+                yield from _exported_captures(path, rel, target)
+                continue
             try:
                 content = path.read_bytes()
                 mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
@@ -143,6 +181,41 @@ class OfflineFilesCollector:
                 content=content,
                 meta={**meta, "file_mtime": mtime.strftime("%Y-%m-%dT%H:%M:%SZ")},
             )
+
+
+_PLATFORM_OF_KIND = {TargetKind.AWS: "aws", TargetKind.KUBERNETES: "kubernetes", TargetKind.FLOW_LOGS: "aws"}
+
+
+def _exported_spec(item: ExportedCapture, config: AuditConfig, collector: str) -> TargetSpec:
+    """The target as the export recorded it; a device's tier and role follow this config's intent."""
+    info = item.target_info
+    platform = info.get("platform") or item.meta.get("platform") or _PLATFORM_OF_KIND.get(item.target_kind)
+    tier = Tier(info["tier"]) if info.get("tier") in {t.value for t in Tier} else None
+    role = info.get("role")
+    if item.target_kind == TargetKind.DEVICE:
+        tier = config.intent.tier_of_device(item.target) or tier
+        role = _role(config, tier, item.target) or role
+    return TargetSpec(item.target_kind, item.target, collector, platform, tier, role)
+
+
+def _exported_captures(path: Path, rel: str, target: TargetSpec) -> Iterator[RawCapture | Problem]:
+    """This target's lines of a captures file, as the captures they were (origin: file and line).
+    Lines that cannot be read were reported when the run was planned."""
+    try:
+        for item in read_lines(path, rel):
+            if isinstance(item, Problem) or (item.target_kind, item.target) != (target.kind, target.name):
+                continue
+            yield RawCapture(
+                target=target.name,
+                format=item.format,
+                source=item.source,
+                origin=f"{rel}:{item.line}",
+                collected_at=item.collected_at,
+                content=item.content,
+                meta=item.meta,
+            )
+    except OSError as exc:
+        yield Problem(rel, f"cannot read: {exc.strerror}", hint="check the file and its permissions")
 
 
 def _walk(root: Path) -> Iterator[Path]:

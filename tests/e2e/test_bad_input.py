@@ -80,7 +80,8 @@ def test_broken_evidence_is_reported_and_the_rest_is_kept(lab: Path) -> None:
     targets = {t["name"]: t for t in report["targets"]}  # type: ignore[index]
     assert targets["be-spine1"]["status"] == "partial" and "truncated" in targets["be-spine1"]["reason"]
     assert targets["111122223333/us-east-1"]["status"] == "partial"
-    assert targets["111122223333/us-east-1"]["captures"] == 8  # the broken file is still evidence
+    aws_files = list((lab / "evidence" / "aws" / "us-east-1").glob("*.json"))  # the broken one included
+    assert targets["111122223333/us-east-1"]["captures"] == len(aws_files)
     # the CLI names them too
     assert "be-spine1.cfg:40" in result.stdout.replace("\n", "")
     verify = run_cli("verify", "-c", str(lab / "auditor.yaml"))
@@ -99,3 +100,10 @@ def test_missing_evidence_path_is_an_evidence_gap(lab: Path) -> None:
     report = _report(lab)
     assert any("evidence/nowhere" in p["location"] for p in report["problems"])  # type: ignore[index]
     assert report["run"]["status"] == "partial"  # type: ignore[index]
+
+
+def test_usage_errors_exit_2() -> None:
+    bad_value = run_cli("report", "--run", "notanumber")
+    assert bad_value.returncode == 2
+    assert "Invalid value for '--run'" in bad_value.stderr
+    assert run_cli("no-such-command").returncode == 2

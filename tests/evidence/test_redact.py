@@ -266,6 +266,23 @@ CASES: list[tuple[str, str, str | tuple[str, ...]]] = [
         '{"Tags": [{"Key": "ci-api-key", "Value": "tagValueSecret123"}, {"Key": "Name", "Value": "prod"}]}',
         "tagValueSecret123",
     ),
+    ("sonic-snmp-community", '{"SNMP_COMMUNITY|sonicCommunity7": {"TYPE": "RO"}}', "sonicCommunity7"),
+    (
+        "sonic-snmp-community",
+        '"SNMP_COMMUNITY": {\n    "nestedCommunity9": {\n        "TYPE": "RW"\n    }\n}',
+        "nestedCommunity9",
+    ),
+    ("secret-field", '{"TACPLUS_SERVER|10.0.0.1": {"passkey": "tacPasskey42"}}', "tacPasskey42"),
+    (
+        "secret-env",
+        '{"env": [{"name": "DB_PASSWORD", "value": "envSecretValue42"}, {"name": "LOG", "value": "info"}]}',
+        "envSecretValue42",
+    ),
+    (
+        "secret-env",
+        "        - name: API_TOKEN\n          value: yamlEnvSecret99",
+        "yamlEnvSecret99",
+    ),
     # Tokens
     (
         "authorization-header",

@@ -1,0 +1,74 @@
+"""One record per subject when several captures describe the same thing.
+
+A live device answers several ways: its running config, NAPALM getters and show commands can each
+yield the same VRF, VLAN, interface or QoS record. Checks must see one record per subject, or a
+partial record (a PFC-only QoS reading whose empty ECN list means "not shown") would be judged as if
+it were the whole truth. The most authoritative source wins; values it lacks (None) are filled from
+the others, and the finding then cites those captures too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from auditor.enums import FactKind
+from auditor.facts import FactRecord
+from auditor.store.reader import StoredFact
+
+# Records that add up rather than repeat: never merged.
+ADDITIVE_KINDS = frozenset({FactKind.COVERAGE, FactKind.FLOW_CONVERSATION, FactKind.FLOW_LOG_STATS})
+WHOLE_CONFIG_FORMATS = frozenset({"cumulus.nvue-json", "sonic.config-db"})
+
+
+def source_rank(capture_format: str) -> int:
+    """Lower is more authoritative: the whole configuration, then NAPALM's models, then show commands."""
+    if capture_format.endswith(".running-config") or capture_format in WHOLE_CONFIG_FORMATS:
+        return 0
+    if capture_format.startswith("napalm."):
+        return 1
+    if ".show-" in capture_format:
+        return 2
+    return 3
+
+
+def reconcile(facts: Sequence[StoredFact[FactRecord]]) -> list[StoredFact[FactRecord]]:
+    groups: dict[tuple[FactKind, str, str], list[StoredFact[FactRecord]]] = {}
+    order: list[StoredFact[FactRecord] | tuple[FactKind, str, str]] = []
+    for f in facts:
+        if f.kind in ADDITIVE_KINDS:
+            order.append(f)
+            continue
+        key = (f.kind, f.target, f.record.subject())
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(f)
+    out: list[StoredFact[FactRecord]] = []
+    for item in order:
+        if isinstance(item, StoredFact):
+            out.append(item)
+        else:
+            out.append(_merge(groups[item]))
+    return out
+
+
+def _merge(group: list[StoredFact[FactRecord]]) -> StoredFact[FactRecord]:
+    if len(group) == 1:
+        return group[0]
+    ranked = sorted(group, key=lambda f: source_rank(f.capture_format))  # stable: first seen wins ties
+    best = ranked[0]
+    values = best.record.model_dump()
+    donors: list[tuple[int, str]] = []
+    for other in ranked[1:]:
+        filled = False
+        for name, value in other.record.model_dump().items():
+            if values.get(name) is None and value is not None:
+                values[name] = value
+                filled = True
+        if filled and (other.capture_seq, other.capture_sha256) != (best.capture_seq, best.capture_sha256):
+            donors.append((other.capture_seq, other.capture_sha256))
+    if not donors:
+        return best
+    record = type(best.record).model_validate(values)
+    return dataclasses.replace(best, record=record, also_from=tuple(donors))
