@@ -1,0 +1,275 @@
+"""One device session: connect (with retries), run the getters and show commands, yield captures.
+
+A failed getter or command costs that capture only (a Problem); a dead session ends the target with a
+CollectionError that keeps whatever was already collected.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+from netmiko import BaseConnection
+from pyeapi.eapilib import CommandError
+
+from auditor.capture import RawCapture
+from auditor.errors import CollectionError, ReadOnlyViolation
+from auditor.evidence.redact import redact_text
+from auditor.normalize import Problem
+from collectors.network import netmiko_guard
+from collectors.network.commands import (
+    NAPALM_DRIVER,
+    NAPALM_GETTERS,
+    NETMIKO_DEVICE_TYPE,
+    RUNNING_CONFIG_FORMAT,
+    commands_for,
+)
+from collectors.network.credentials import Login
+from collectors.network.drivers import napalm_driver
+from collectors.network.hostkeys import Trust
+from collectors.network.retry import classify, with_retries
+
+log = logging.getLogger(__name__)
+# paramiko and pyeapi log every failed connection at ERROR with a traceback; the collector reports the
+# same failure once, worded for the operator, so their own records are kept for -v (debug) only.
+for _name in ("paramiko", "pyeapi.eapilib"):
+    if logging.getLogger(_name).level == logging.NOTSET:
+        logging.getLogger(_name).setLevel(logging.CRITICAL)
+
+# Errors after which the session cannot be used any more: stop instead of failing every command.
+_SESSION_DEAD = ("closed the session", "timed out", "unreachable")
+
+
+@dataclass(frozen=True)
+class DeviceJob:
+    """Everything one device's collection needs; secrets only inside `login`."""
+
+    target: str
+    host: str
+    port: int | None
+    platform: str
+    login: Login
+    trust: Trust
+    meta: dict[str, str]
+    connect_timeout: float
+    command_timeout: float
+    retries: int
+    backoff: float
+
+    @property
+    def origin(self) -> str:
+        return f"{self.host}:{self.port}" if self.port else self.host
+
+    def netmiko_args(self) -> dict[str, Any]:
+        """Netmiko options shared by both paths: auth, host keys, and every timeout bounded."""
+        return {
+            **{k: v for k, v in self.login.netmiko_args().items() if k not in ("username", "password")},
+            **self.trust.netmiko,
+            "conn_timeout": self.connect_timeout,
+            "auth_timeout": self.connect_timeout,
+            "banner_timeout": self.connect_timeout,
+            "read_timeout_override": self.command_timeout,
+            "session_timeout": self.command_timeout,
+            "fast_cli": True,
+        }
+
+
+# A step reads one thing from an open session (a NAPALM driver or a Netmiko connection); None for a
+# step that stores nothing itself (a prefetch).
+Step = tuple[str, Callable[[Any], RawCapture | None]]
+
+
+def collect_device(job: DeviceJob) -> Iterator[RawCapture | Problem]:
+    """Connect, then run every step. A step that fails costs its capture only (a Problem). If the session
+    dies, reconnect (same retry budget and backoff) and resume at the step that was cut off; what was
+    collected stays collected."""
+    if NAPALM_DRIVER.get(job.platform) == "eos" and job.login.password is None:
+        raise CollectionError(
+            "eAPI (HTTPS) logs in with a password; an SSH key or agent does not apply",
+            target=job.target,
+            hint="set credentials.password_env or password_file for this EOS device",
+        )
+    if job.platform in NAPALM_DRIVER:
+        connect, close, steps = _napalm_plan(job)
+    else:
+        connect, close, steps = _netmiko_plan(job)
+    resumes = 0
+    i = 0
+    dead = ""
+    while i < len(steps):
+        session = with_retries(connect, target=job.target, retries=job.retries, backoff=job.backoff)
+        try:
+            while i < len(steps):
+                what, step = steps[i]
+                try:
+                    capture = step(session)
+                except ReadOnlyViolation:
+                    raise
+                except Exception as exc:
+                    dead = _session_dead(session, exc)
+                    if dead:
+                        break
+                    log.debug("%s: %s failed", job.target, what, exc_info=True)
+                    yield Problem(
+                        job.target, f"{what}: {_short(exc)}", hint="the rest of this device was collected"
+                    )
+                else:
+                    if capture is not None:
+                        yield capture
+                i += 1
+        finally:
+            _quietly(partial(close, session))
+        if i < len(steps):  # the session died during steps[i]
+            if resumes >= job.retries:
+                attempts = f" (after {resumes + 1} attempts)" if resumes else ""
+                raise CollectionError(
+                    f"{dead} during {steps[i][0]!r}{attempts}",
+                    target=job.target,
+                    hint="check the device's session limits and logs; what was collected before is kept",
+                    transient=True,
+                )
+            time.sleep(job.backoff * (2**resumes))
+            resumes += 1
+
+
+def _session_dead(session: Any, exc: BaseException) -> str:
+    """Why the session cannot be used any more ("" if it can): stop instead of failing every command."""
+    if not _netmiko_alive(getattr(session, "device", session)):
+        return "the device closed the session"
+    failure = classify(exc)
+    if failure.transient and any(s in failure.reason for s in _SESSION_DEAD):
+        return failure.reason
+    return ""
+
+
+def _capture(job: DeviceJob, fmt: str, source: str, content: bytes, command: str | None) -> RawCapture:
+    meta = dict(job.meta)
+    if command is not None:
+        meta["command"] = command
+    return RawCapture(
+        target=job.target,
+        format=fmt,
+        source=source,
+        origin=job.origin,
+        collected_at=datetime.now(UTC),
+        content=content,
+        meta=meta,
+    )
+
+
+def _napalm_plan(job: DeviceJob) -> tuple[Callable[[], Any], Callable[[Any], None], list[Step]]:
+    driver_name = NAPALM_DRIVER[job.platform]
+
+    def connect() -> Any:
+        drv = napalm_driver(
+            driver_name,
+            host=job.host,
+            port=job.port,
+            username=job.login.username,
+            password=job.login.password,
+            timeout=job.command_timeout,
+            netmiko_args=job.netmiko_args(),
+            verify_tls=job.trust.verify_tls,
+            ca_file=job.trust.ca_file,
+        )
+        drv.open()
+        return drv
+
+    def getter_step(getter: str) -> Step:
+        def step(drv: Any) -> RawCapture:
+            content = json.dumps(getattr(drv, getter)(), sort_keys=True).encode()
+            return _capture(job, f"napalm.{getter}", f"napalm {driver_name} {getter}", content, None)
+
+        return getter, step
+
+    prefetched: dict[str, str] = {}
+
+    def cli_step(command: str, fmt: str) -> Step:
+        def step(drv: Any) -> RawCapture:
+            out = prefetched.pop(command, None)
+            if out is None:
+                out = str(drv.cli([command])[command])
+            return _capture(job, fmt, command, out.encode(), command)
+
+        return command, step
+
+    commands = [("show running-config", RUNNING_CONFIG_FORMAT[job.platform])]
+    commands += [(c.command, c.format) for c in commands_for(job.platform)]
+    steps = [getter_step(g) for g in NAPALM_GETTERS]
+    if driver_name == "eos":
+        steps.append(("eAPI batch", _eapi_batch([c for c, _ in commands], prefetched)))
+    steps += [cli_step(c, f) for c, f in commands]
+    return connect, lambda drv: drv.close(), steps
+
+
+def _eapi_batch(commands: list[str], into: dict[str, str]) -> Callable[[Any], None]:
+    """EOS: fetch every show command in one eAPI request (text format, so each output is the exact CLI
+    text) instead of one HTTPS request each. The per-command steps then store them one capture each.
+    If EOS rejects any command of the batch, nothing is prefetched and each step asks for its own, so
+    one unsupported command costs only its own capture."""
+
+    def step(drv: Any) -> None:
+        try:
+            results = drv.device.run_commands(commands, encoding="text")
+        except CommandError:
+            log.debug("eAPI batch refused; fetching commands one by one", exc_info=True)
+            return
+        into.update((cmd, str(r.get("output", ""))) for cmd, r in zip(commands, results, strict=True))
+
+    return step
+
+
+def _netmiko_plan(job: DeviceJob) -> tuple[Callable[[], Any], Callable[[Any], None], list[Step]]:
+    device_type = NETMIKO_DEVICE_TYPE[job.platform]
+
+    def connect() -> BaseConnection:
+        return netmiko_guard.connect(
+            device_type,
+            host=job.host,
+            port=job.port or 22,
+            username=job.login.username,
+            password=job.login.password or "",
+            timeout=job.command_timeout,
+            **job.netmiko_args(),
+        )
+
+    def send_step(command: str, fmt: str) -> Step:
+        def step(conn: BaseConnection) -> RawCapture:
+            out = conn.send_command(command, read_timeout=job.command_timeout)
+            return _capture(job, fmt, command, str(out).encode(), command)
+
+        return command, step
+
+    steps = [send_step(c.command, c.format) for c in commands_for(job.platform)]
+    return connect, lambda conn: conn.disconnect(), steps
+
+
+def _netmiko_alive(conn: object) -> bool:
+    """False once the device has closed the SSH channel (anything that is not Netmiko counts as alive)."""
+    chan = getattr(conn, "remote_conn", None)
+    if chan is None or not hasattr(chan, "closed"):
+        return True
+    transport = chan.get_transport() if hasattr(chan, "get_transport") else None
+    return not chan.closed and not chan.eof_received and (transport is None or transport.is_active())
+
+
+def _short(exc: BaseException) -> str:
+    """The error in one line; redacted, because driver errors can quote device output."""
+    text, _ = redact_text(" ".join(str(exc).split())[:300])
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _quietly(fn: Callable[[], object]) -> None:
+    try:
+        fn()
+    except Exception:  # closing a broken session must not hide why it broke
+        log.debug("close failed", exc_info=True)
+
+
+__all__ = ["CollectionError", "DeviceJob", "collect_device"]

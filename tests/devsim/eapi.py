@@ -1,0 +1,115 @@
+"""An Arista eAPI endpoint: JSON-RPC `runCmds` over HTTPS (POST /command-api) with Basic auth,
+answering json- or text-format requests from the device's captured outputs, logging every command."""
+
+from __future__ import annotations
+
+import base64
+import json
+import ssl
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tests.devsim.allowlist import CommandLog
+from tests.devsim.device import Device
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _EapiServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _reply(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:
+        dev = self.server.device
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if dev.behaviour == "hang":
+            self.server.stopping.wait()
+            return
+        expected = base64.b64encode(f"{dev.username}:{dev.password}".encode()).decode()
+        if self.path != "/command-api":
+            self._reply(404, {"error": "not found"})
+            return
+        if self.headers.get("Authorization") != f"Basic {expected}":
+            self._reply(401, {"error": "Unauthorized"})
+            return
+        req = json.loads(body)
+        params = req.get("params", {})
+        fmt = params.get("format") or "json"
+        results: list[Any] = []
+        for i, cmd in enumerate(params.get("cmds", [])):
+            text = cmd.get("cmd", "") if isinstance(cmd, dict) else str(cmd)
+            self.server.log.add(dev.name, text)
+            if dev.delay and text != "enable":
+                time.sleep(dev.delay)
+            result = _run(dev, text, fmt)
+            if result is None:
+                self._reply(
+                    200,
+                    {
+                        "jsonrpc": "2.0",
+                        "id": req.get("id"),
+                        "error": {
+                            "code": 1002,
+                            "message": f"CLI command {i + 1} of {len(params['cmds'])} '{text}' failed: invalid command",
+                            "data": [*results, {"errors": ["Invalid input (at token 1)"]}],
+                        },
+                    },
+                )
+                return
+            results.append(result)
+        self._reply(200, {"jsonrpc": "2.0", "id": req.get("id"), "result": results})
+
+
+def _run(dev: Device, cmd: str, fmt: str) -> Any:
+    cmd = " ".join(cmd.split())
+    if cmd == "enable":
+        return {} if fmt == "json" else {"output": ""}
+    if fmt == "json":
+        return dev.json.get(cmd)
+    out = dev.answer(cmd)
+    return None if out is None else {"output": out}
+
+
+class _EapiServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, device: Device, log: CommandLog, ssl_ctx: ssl.SSLContext) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.device = device
+        self.log = log
+        self.stopping = threading.Event()
+        self.socket = ssl_ctx.wrap_socket(self.socket, server_side=True, do_handshake_on_connect=False)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client refusing our certificate is a test case, not a server error
+
+    def get_request(self) -> tuple[Any, Any]:
+        sock, addr = self.socket.accept()
+        sock.settimeout(10)
+        return sock, addr
+
+
+def serve_eapi(device: Device, log: CommandLog, cert_file: str, key_file: str) -> _EapiServer:
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert_file, key_file)
+    server = _EapiServer(device, log, ctx)
+    device.port = server.server_address[1]
+    threading.Thread(target=server.serve_forever, name=f"eapi-{device.name}", daemon=True).start()
+    return server
+
+
+def stop_eapi(server: _EapiServer) -> None:
+    server.stopping.set()
+    server.shutdown()
+    server.server_close()

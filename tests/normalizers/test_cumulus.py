@@ -1,0 +1,178 @@
+"""The Cumulus NVUE normalizer against a synthetic `nv config show -o json` (see the fixture's SOURCE.txt).
+
+Expected values were worked out by hand from the NVUE object model; a second test derives the
+interface fields from the raw tree with the simplest code.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auditor.capture import RawCapture
+from auditor.facts import (
+    Acl,
+    AclBinding,
+    BgpNeighbor,
+    Device,
+    Interface,
+    MgmtService,
+    QosInterface,
+    Route,
+    Vlan,
+    Vrf,
+    VxlanVni,
+)
+from auditor.normalize import NormalizeResult
+from collectors.normalizers.cumulus import COVERS, normalize_nvue_json
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "cumulus" / "synthetic_leaf01_nvue.json"
+
+
+def _run(doc: Any) -> NormalizeResult:
+    return normalize_nvue_json(
+        RawCapture(
+            target="leaf01",
+            format="cumulus.nvue-json",
+            source="nv config show -o json",
+            origin="leaf01:22",
+            collected_at=datetime(2025, 3, 4, tzinfo=UTC),
+            content=json.dumps(doc, indent=2).encode() if not isinstance(doc, bytes) else doc,
+            meta={
+                "device": "leaf01",
+                "platform": "cumulus",
+                "tier": "backend",
+                "command": "nv config show -o json",
+            },
+        )
+    )
+
+
+def _of(result: NormalizeResult, model: type[Any]) -> list[Any]:
+    return [f for f in result.facts if isinstance(f, model)]
+
+
+@pytest.fixture(scope="module")
+def result() -> NormalizeResult:
+    return _run(json.loads(FIXTURE.read_text()))
+
+
+def test_device_and_coverage(result: NormalizeResult) -> None:
+    assert result.problems == [] and result.covers == set(COVERS)
+    [device] = _of(result, Device)
+    assert (device.hostname, device.platform, device.tier) == ("leaf01", "cumulus", "backend")
+
+
+def test_interfaces_exactly(result: NormalizeResult) -> None:
+    i = {x.name: x for x in _of(result, Interface)}
+    assert set(i) == {"bond1", "bond3", "eth0", "lo", "swp1", "swp3", "swp51", "vlan10"}
+    assert (i["swp51"].type, i["swp51"].vrf, i["swp51"].ipv4, i["swp51"].mtu, i["swp51"].speed_mbps) == (
+        "ethernet",
+        "RDMA-A",
+        ["10.0.1.0/31"],
+        9216,
+        400000,
+    )
+    assert (i["swp51"].mode, i["swp51"].description, i["swp51"].enabled) == ("routed", "to spine01", True)
+    assert (i["bond1"].type, i["bond1"].mode, i["bond1"].access_vlan, i["bond1"].switchport) == (
+        "port-channel",
+        "access",
+        10,
+        True,
+    )
+    assert (i["bond3"].mode, i["bond3"].trunk_allowed_vlans, i["bond3"].native_vlan) == (
+        "trunk",
+        [(10, 10), (20, 20), (30, 30)],
+        1,
+    )
+    assert i["swp1"].port_channel == "bond1" and i["swp1"].speed_mbps == 100000
+    assert i["swp3"].enabled is False and i["swp3"].port_channel == "bond3"
+    assert (i["eth0"].type, i["eth0"].vrf, i["eth0"].ipv4) == ("management", "mgmt", [])
+    assert (i["vlan10"].type, i["vlan10"].ipv4, i["vlan10"].ipv6) == (
+        "vlan",
+        ["10.1.10.2/24"],
+        ["2001:db8::2/64"],
+    )
+
+
+def test_interface_fields_follow_the_raw_tree(result: NormalizeResult) -> None:
+    tree = json.loads(FIXTURE.read_text())
+    facts = {x.name: x for x in _of(result, Interface)}
+    for name, body in tree["interface"].items():
+        link = body.get("link", {})
+        assert facts[name].mtu == link.get("mtu"), name
+        assert facts[name].enabled == ("down" not in link.get("state", {})), name
+        assert facts[name].vrf == body.get("ip", {}).get("vrf", "default"), name
+        assert set(facts[name].ipv4 + facts[name].ipv6) == {
+            a for a in body.get("ip", {}).get("address", {}) if a != "dhcp"
+        }
+
+
+def test_vlans_vnis_vrfs_routes_bgp(result: NormalizeResult) -> None:
+    vlans = {v.vlan_id: v.interfaces for v in _of(result, Vlan)}
+    assert vlans == {10: ["bond1", "bond3"], 20: ["bond3"], 30: ["bond3"]}
+    assert {(v.vni, v.vlan, v.vrf) for v in _of(result, VxlanVni)} == {
+        (10010, 10, None),
+        (10020, 20, None),
+        (4001, None, "RDMA-A"),
+    }
+    vrfs = {v.name: v for v in _of(result, Vrf)}
+    assert set(vrfs) == {"default", "RDMA-A", "FRONTEND", "mgmt"}
+    assert (vrfs["RDMA-A"].l3_vni, vrfs["RDMA-A"].interfaces) == (4001, ["swp51"])
+    routes = {(r.vrf, r.prefix, r.next_hop, r.interface, r.distance) for r in _of(result, Route)}
+    assert routes == {
+        ("RDMA-A", "10.30.0.0/15", "10.0.1.1", None, 200),
+        ("FRONTEND", "0.0.0.0/0", None, "blackhole", 1),
+        ("mgmt", "0.0.0.0/0", "192.168.200.1", None, 1),
+    }
+    peers = {(n.vrf, n.peer): (n.remote_as, n.description) for n in _of(result, BgpNeighbor)}
+    assert peers == {("RDMA-A", "10.0.1.1"): ("65100", "spine01"), ("RDMA-A", "swp52"): ("external", None)}
+
+
+def test_acls_qos_and_management(result: NormalizeResult) -> None:
+    [acl] = _of(result, Acl)
+    assert [(e.sequence, e.action, e.protocol, e.source, e.destination_ports) for e in acl.entries] == [
+        (10, "permit", "tcp", "10.250.200.10/32", "eq 22"),
+        (20, "deny", None, "ANY", None),
+    ]
+    assert [(b.acl, b.name, b.direction) for b in _of(result, AclBinding)] == [("EDGE-IN", "swp51", "in")]
+    qos = {q.interface: q for q in _of(result, QosInterface)}
+    assert set(qos) == {"swp1", "swp3", "swp51"}  # RoCE settings apply to switch ports
+    assert (
+        qos["swp51"].pfc_enabled,
+        qos["swp51"].pfc_no_drop_priorities,
+        qos["swp51"].ecn_queues,
+        qos["swp51"].trust,
+    ) == (True, [3], [3], "dscp")
+    services = {(s.service, s.vrf, s.enabled) for s in _of(result, MgmtService)}
+    assert services == {("ssh", "mgmt", True), ("snmp", "default", True), ("snmp", "mgmt", True)}
+
+
+def test_startup_layout_reads_the_same() -> None:
+    tree = json.loads(FIXTURE.read_text())
+    a = _run(tree)
+    b = _run([{"header": {"model": "VX", "version": "Cumulus Linux 5.9.0"}}, {"set": tree}])
+    assert sorted(json.dumps(f.to_json(), sort_keys=True) for f in a.facts) == sorted(
+        json.dumps(f.to_json(), sort_keys=True) for f in b.facts
+    )
+
+
+@pytest.mark.parametrize("content", [b"", b"{oops", b'{"unrelated": 1}', b"[]"])
+def test_unreadable_or_foreign_content_is_a_problem(content: bytes) -> None:
+    result = _run(content)
+    assert result.facts == [] and result.covers == set()
+    assert len(result.problems) == 1 and result.problems[0].origin == "leaf01:22"
+
+
+def test_bad_address_costs_only_itself() -> None:
+    tree = {
+        "interface": {"swp1": {"type": "swp", "ip": {"address": {"10.0.0.1/31": {}, "300.1.1.1/24": {}}}}}
+    }
+    result = _run(tree)
+    [swp1] = _of(result, Interface)
+    assert swp1.ipv4 == ["10.0.0.1/31"]
+    assert "300.1.1.1/24" in result.problems[0].message
