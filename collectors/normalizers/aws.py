@@ -4,7 +4,8 @@ The input is what boto3 returns (dumped as JSON) or what `aws ec2 describe-... -
 one response, several responses merged into one object, a list of responses, or responses written one
 after another. Only the EC2 keys below are read; ResponseMetadata, NextToken and other keys are ignored.
 One unreadable item becomes a Problem naming its key and index; the others are kept. It never raises.
-The readers live in aws_routing (topology) and aws_filtering (SGs, NACLs, flow-log settings).
+The readers live in aws_routing (topology), aws_filtering (SGs, NACLs, flow-log settings) and aws_transit
+(TGW attachments and route tables, ENIs, flow-log destinations, with this project's own joined shapes).
 """
 
 from __future__ import annotations
@@ -32,6 +33,13 @@ from collectors.normalizers.aws_routing import (
     read_vpc,
     read_vpn_gateway,
 )
+from collectors.normalizers.aws_transit import (
+    read_flow_log_destination,
+    read_network_interface,
+    read_tgw_attachment,
+    read_tgw_route_table,
+    tgw_route_table_gap,
+)
 from collectors.normalizers.aws_values import UNKNOWN, AwsContext, ItemError, item_mapping
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -42,6 +50,7 @@ _Reader = Callable[[dict[str, Any], AwsContext], FactRecord]
 def normalize_describe(capture: RawCapture) -> NormalizeResult:
     """Facts for every item under the EC2 keys present; covers the kinds whose key was present."""
     result = NormalizeResult()
+    uncovered: set[FactKind] = set()
     try:
         responses = _load(capture.content, capture.origin, result.problems)
         ctx = AwsContext(
@@ -53,8 +62,12 @@ def normalize_describe(capture: RawCapture) -> NormalizeResult:
         for response in responses:
             for key, (kind, reader) in _READERS.items():
                 if key in response:
-                    result.covers.add(kind)
+                    if _complete(response[key], key, ctx, result):
+                        result.covers.add(kind)
+                    else:
+                        uncovered.add(kind)
                     _read_key(response[key], key, reader, ctx, result)
+        result.covers -= uncovered
     except Exception as exc:  # last resort: a normalizer never takes the run down
         result.problems.append(Problem(capture.origin, f"could not read the describe output: {exc!r}"))
     return result
@@ -125,6 +138,19 @@ def _read_key(items: object, key: str, reader: _Reader, ctx: AwsContext, result:
             result.problems.append(Problem(ctx.origin, message))
 
 
+def _complete(items: object, key: str, ctx: AwsContext, result: NormalizeResult) -> bool:
+    """Whether the items prove what their kind needs (a TGW route table: its routes); names each gap."""
+    if key != "TransitGatewayRouteTables" or not isinstance(items, list):
+        return True
+    complete = True
+    for index, item in enumerate(items):
+        gap = tgw_route_table_gap(item)
+        if gap is not None:
+            complete = False
+            result.problems.append(Problem(ctx.origin, f"{key}[{index}]{_identity(item, key)} {gap}"))
+    return complete
+
+
 def _identity(item: object, key: str) -> str:
     id_key = _ID_KEYS.get(key)
     if isinstance(item, dict) and id_key and isinstance(item.get(id_key), str):
@@ -152,6 +178,10 @@ _READERS: dict[str, tuple[FactKind, _Reader]] = {
     "SecurityGroups": (FactKind.AWS_SECURITY_GROUP, read_security_group),
     "NetworkAcls": (FactKind.AWS_NETWORK_ACL, read_network_acl),
     "FlowLogs": (FactKind.AWS_FLOW_LOG_CONFIG, read_flow_log),
+    "TransitGatewayAttachments": (FactKind.AWS_TGW_ATTACHMENT, read_tgw_attachment),
+    "TransitGatewayRouteTables": (FactKind.AWS_TGW_ROUTE_TABLE, read_tgw_route_table),
+    "NetworkInterfaces": (FactKind.AWS_NETWORK_INTERFACE, read_network_interface),
+    "FlowLogDestinations": (FactKind.AWS_FLOW_LOG_DESTINATION, read_flow_log_destination),
 }
 _ID_KEYS = {
     "Vpcs": "VpcId",
@@ -166,4 +196,8 @@ _ID_KEYS = {
     "SecurityGroups": "GroupId",
     "NetworkAcls": "NetworkAclId",
     "FlowLogs": "FlowLogId",
+    "TransitGatewayAttachments": "TransitGatewayAttachmentId",
+    "TransitGatewayRouteTables": "TransitGatewayRouteTableId",
+    "NetworkInterfaces": "NetworkInterfaceId",
+    "FlowLogDestinations": "Destination",
 }

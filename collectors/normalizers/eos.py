@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from auditor.capture import RawCapture
-from auditor.enums import FactKind, Tier
+from auditor.enums import Tier
 from auditor.facts import FactRecord
 from auditor.facts.network import (
     Acl,
@@ -27,7 +27,7 @@ from auditor.facts.network import (
     Vrf,
     VxlanVni,
 )
-from auditor.normalize import NormalizeResult
+from auditor.normalize import RUNNING_CONFIG_COVERS, NormalizeResult
 from collectors.normalizers.eos_acl import parse_acls
 from collectors.normalizers.eos_bgp import BgpResult, parse_bgp
 from collectors.normalizers.eos_interfaces import parse_interfaces
@@ -38,21 +38,7 @@ from collectors.normalizers.eos_tree import Config, Context, parse_tree
 from collectors.normalizers.eos_vlans import parse_vlans, parse_vxlan
 from collectors.normalizers.eos_vrfs import build_vrfs
 
-COVERS = frozenset(
-    {
-        FactKind.DEVICE,
-        FactKind.INTERFACE,
-        FactKind.VRF,
-        FactKind.VLAN,
-        FactKind.VXLAN_VNI,
-        FactKind.ROUTE,
-        FactKind.BGP_NEIGHBOR,
-        FactKind.ACL,
-        FactKind.ACL_BINDING,
-        FactKind.MGMT_SERVICE,
-        FactKind.QOS_INTERFACE,
-    }
-)
+COVERS = RUNNING_CONFIG_COVERS
 T = TypeVar("T")
 _HEADER = re.compile(r"!\s*device:\s*\S+\s*\((?P<model>[^,)]*),\s*EOS-(?P<version>[^)\s]+)")
 _NEWLINE = re.compile(r"\r\n|\n|\r")  # only real line breaks, so line numbers match an editor's

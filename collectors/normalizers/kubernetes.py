@@ -31,6 +31,7 @@ from collectors.normalizers.kubernetes_spec import (
     string,
     string_map,
 )
+from collectors.normalizers.kubernetes_workloads import NAMESPACED, WORKLOAD_COVERS, workload_handler
 
 DEFAULT_CLUSTER = "offline"
 DEFAULT_NAMESPACE = "default"  # where `kubectl apply` puts a namespaced object that names none
@@ -41,7 +42,7 @@ _K8S_GROUPS = ("networking.k8s.io", "extensions")
 _CALICO_GROUPS = ("projectcalico.org", "crd.projectcalico.org")
 _CILIUM_GROUP = "cilium.io"
 _ANP_GROUP = "policy.networking.k8s.io"
-_NAMESPACED_KINDS = frozenset({"NetworkPolicy", "CiliumNetworkPolicy"})
+_NAMESPACED_KINDS = frozenset({"NetworkPolicy", "CiliumNetworkPolicy", *NAMESPACED})
 _READ_KINDS = frozenset(
     {
         "Namespace",
@@ -68,16 +69,43 @@ class _Object:
 
 
 def normalize_manifest(capture: RawCapture) -> NormalizeResult:
-    """Namespaces and network policies of every flavor found in one manifest file."""
+    """Namespaces, network policies of every flavor, pods, services and ingresses in one manifest.
+
+    Coverage: a live list page says in `meta.covers` which kinds its whole listing proves (the collector
+    knows whether every list behind a kind was read); a file covers namespaces and policies, and the
+    workload kinds it holds objects (or a typed list) of.
+    """
     result = NormalizeResult(covers={FactKind.K8S_NAMESPACE, FactKind.K8S_NETWORK_POLICY})
     cluster = capture.meta.get("cluster") or DEFAULT_CLUSTER
     try:
         for document in load_documents(capture.content, capture.origin, result.problems):
+            _cover_typed_list(document, result)
             for obj in _objects(document, capture.origin, result.problems):
+                if obj.kind in WORKLOAD_COVERS:
+                    result.covers.add(WORKLOAD_COVERS[obj.kind])
                 _normalize_object(obj, cluster, capture.origin, result)
     except Exception as exc:  # last resort: a normalizer never takes the run down
         result.problems.append(Problem(capture.origin, f"could not read the manifest: {exc!r}"))
+    if "covers" in capture.meta:
+        result.covers = _declared_covers(capture, result.problems)
     return result
+
+
+def _cover_typed_list(document: Document, result: NormalizeResult) -> None:
+    """An empty PodList/ServiceList/IngressList still proves that kind was listed."""
+    kind = document.data.get("kind") if isinstance(document.data, dict) else None
+    if isinstance(kind, str) and kind.endswith("List") and kind[: -len("List")] in WORKLOAD_COVERS:
+        result.covers.add(WORKLOAD_COVERS[kind[: -len("List")]])
+
+
+def _declared_covers(capture: RawCapture, problems: list[Problem]) -> set[FactKind]:
+    covers: set[FactKind] = set()
+    for value in filter(None, (v.strip() for v in capture.meta["covers"].split(","))):
+        try:
+            covers.add(FactKind(value))
+        except ValueError:
+            problems.append(Problem(capture.origin, f"meta.covers names an unknown fact kind {value!r}"))
+    return covers
 
 
 def _objects(document: Document, origin: str, problems: list[Problem]) -> Iterator[_Object]:
@@ -162,6 +190,9 @@ _Handler = Callable[[_Object, str], FactRecord]
 
 
 def _handler(group: str, kind: str) -> _Handler | None:
+    workload = workload_handler(group, kind)
+    if workload is not None:
+        return lambda obj, cluster: workload(obj.body, cluster)
     if kind == "Namespace" and group == "":
         return _namespace
     if kind == "NetworkPolicy" and (group in _K8S_GROUPS or group == ""):

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from auditor.capture import RawCapture
-from auditor.enums import FactKind, Tier
+from auditor.enums import Tier
 from auditor.facts import AclBinding, BgpNeighbor, Device, FactRecord, Interface, MgmtService, Route, Vrf
-from auditor.normalize import NormalizeResult
+from auditor.normalize import RUNNING_CONFIG_COVERS, NormalizeResult
 from collectors.normalizers.nxos_acl import read_acls
 from collectors.normalizers.nxos_interfaces import (
     IfState,
@@ -29,21 +29,7 @@ from collectors.normalizers.nxos_routing import VrfState, read_bgp, read_vrfs
 from collectors.normalizers.nxos_tree import Ctx, Node, is_comment, parse_tree
 from collectors.normalizers.nxos_vlans import VlanState, read_vlans, read_vnis, vlan_facts
 
-COVERS = frozenset(
-    {
-        FactKind.DEVICE,
-        FactKind.INTERFACE,
-        FactKind.VRF,
-        FactKind.VLAN,
-        FactKind.VXLAN_VNI,
-        FactKind.ROUTE,
-        FactKind.BGP_NEIGHBOR,
-        FactKind.ACL,
-        FactKind.ACL_BINDING,
-        FactKind.MGMT_SERVICE,
-        FactKind.QOS_INTERFACE,
-    }
-)
+COVERS = RUNNING_CONFIG_COVERS
 T = TypeVar("T")
 
 

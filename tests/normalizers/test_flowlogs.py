@@ -21,7 +21,7 @@ import pytest
 
 from auditor.capture import RawCapture
 from auditor.enums import FactKind
-from auditor.facts.flows import FlowConversation
+from auditor.facts.flows import FlowConversation, FlowLogStats
 from auditor.normalize import NormalizeResult
 from collectors.normalizers.flowlogs import normalize_flow_log, read_flow_log
 
@@ -46,14 +46,27 @@ def _normalize(content: bytes, origin: str = "flows.log", **meta: str) -> Normal
     return normalize_flow_log(capture)
 
 
+def _flows(result: NormalizeResult) -> list[FlowConversation]:
+    return [f for f in result.facts if isinstance(f, FlowConversation)]
+
+
+def _stats(result: NormalizeResult) -> FlowLogStats:
+    (stats,) = [f for f in result.facts if isinstance(f, FlowLogStats)]
+    return stats
+
+
+def _key(row: dict[str, Any]) -> tuple[Any, ...]:
+    return (row["src_addr"], row["dst_addr"], row["dst_port"], row["protocol"], row["action"])
+
+
 def _conversations(result: NormalizeResult) -> list[dict[str, Any]]:
+    """Conversations in the engine's deterministic order: sorted by their key."""
     rows = []
-    for fact in result.facts:
-        assert isinstance(fact, FlowConversation)
+    for fact in _flows(result):
         row = fact.to_json()
         row.pop("source")
         rows.append(row)
-    return rows
+    return sorted(rows, key=_key)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
@@ -63,8 +76,17 @@ def test_case_folder(case: Path) -> None:
     content = (case / "flows.log").read_bytes()
     for data in (content, gzip.compress(content)):
         result = _normalize(data, origin=case.name)
-        assert result.covers == {FactKind.FLOW_CONVERSATION}
-        assert _conversations(result) == expected["conversations"]
+        assert result.covers == {FactKind.FLOW_CONVERSATION, FactKind.FLOW_LOG_STATS}
+        assert _conversations(result) == sorted(expected["conversations"], key=_key)
+        stats = _stats(result)
+        assert (stats.records, stats.nodata, stats.skipdata, stats.malformed, stats.files) == (
+            expected["records"],
+            expected["nodata"],
+            expected["skipdata"],
+            expected["garbled"],
+            1,
+        )
+        assert stats.accepted + stats.rejected == stats.records
         assert [p.line for p in result.problems] == expected["problem_lines"]
         assert all(p.origin == case.name for p in result.problems)
         read = read_flow_log(data, case.name)
@@ -149,7 +171,7 @@ def _render(rows: list[dict[str, Any]], fields: list[str], header: bool) -> byte
 
 def _assert_matches_oracle(result: NormalizeResult, rows: list[dict[str, Any]]) -> None:
     totals = _oracle(rows)
-    facts = {(f.src_addr, f.dst_addr, f.dst_port, f.protocol, f.action): f for f in result.facts}  # type: ignore[attr-defined]
+    facts = {(f.src_addr, f.dst_addr, f.dst_port, f.protocol, f.action): f for f in _flows(result)}
     assert set(facts) == set(totals)
     for key, total in totals.items():
         fact = facts[key]
@@ -230,12 +252,13 @@ def test_more_than_twenty_garbled_lines_are_summarized() -> None:
     assert (
         result.problems[-1].message == "25 lines in total are not flow records; only the first 20 are listed"
     )
-    assert sum(f.records for f in result.facts) == 2 * n_good  # type: ignore[attr-defined]
+    assert sum(f.records for f in _flows(result)) == 2 * n_good
+    assert _stats(result).malformed == 25
 
 
 def test_header_without_addresses_is_a_problem() -> None:
     result = _normalize(b"version interface-id action log-status\n2 eni-1 ACCEPT OK\n")
-    assert result.facts == []
+    assert _flows(result) == []
     (problem,) = result.problems
     assert (problem.line, problem.message) == (1, "header has no srcaddr field")
 
@@ -245,5 +268,5 @@ def test_header_without_addresses_is_a_problem() -> None:
 )
 def test_garbage_never_raises(content: bytes) -> None:
     result = _normalize(content)
-    assert result.facts == []
-    assert result.covers == {FactKind.FLOW_CONVERSATION}
+    assert _flows(result) == []
+    assert result.covers == {FactKind.FLOW_CONVERSATION, FactKind.FLOW_LOG_STATS}

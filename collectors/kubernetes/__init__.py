@@ -1,0 +1,1 @@
+"""Live Kubernetes collection through the official client, read-only (see `readonly.py`)."""
