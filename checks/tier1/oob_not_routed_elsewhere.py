@@ -1,4 +1,12 @@
-"""T1-OOB-NOT-ROUTED-ELSEWHERE: OOB management space is routed only inside the OOB network."""
+"""T1-OOB-NOT-ROUTED-ELSEWHERE: OOB management space is routed only inside the OOB network.
+
+Devices: no route to, and no interface address in, OOB space in a VRF other than the management VRFs
+(OOB-tier devices are the OOB network and are not judged here). AWS: no VPC route table outside the
+OOB VPCs (`intent.tiers.oob.aws.vpc_tags`) routes OOB space; and a transit gateway route table that is
+associated with any attachment other than an OOB VPC's holds no active route to OOB space (TGW tables
+are judged when they were collected; an account without transit gateways has none). Host routes to
+declared jump hosts are allowed everywhere.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +15,16 @@ from collections.abc import Iterable
 
 from auditor.config.models import OobTier
 from auditor.enums import FactKind, Severity, Tier
-from auditor.facts import AwsRouteTable, AwsVpc, Device, FactRecord, Interface, Route
+from auditor.facts import (
+    AwsRouteTable,
+    AwsTgwAttachment,
+    AwsTgwRouteTable,
+    AwsVpc,
+    Device,
+    FactRecord,
+    Interface,
+    Route,
+)
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, inside, network
@@ -134,3 +151,55 @@ class OobNotRoutedElsewhere(Check):
                     table,
                     target=table.target,
                 )
+        yield from self._tgw_tables(ctx, names, oob_nets, jump_nets, oob_vpcs)
+
+    def _tgw_tables(
+        self,
+        ctx: CheckContext,
+        names: set[str],
+        oob_nets: list[Network],
+        jump_nets: list[Network],
+        oob_vpcs: set[str],
+    ) -> Iterable[Finding]:
+        attachments = {a.record.attachment_id: a for a in ctx.facts.of(AwsTgwAttachment) if a.target in names}
+        expected = (
+            f"no active route to {', '.join(map(str, oob_nets))} in a transit gateway route table "
+            "associated with non-OOB attachments"
+        )
+        for table in ctx.facts.of(AwsTgwRouteTable):
+            if table.target not in names:
+                continue
+            rec = table.record
+            associated = set(rec.associations) | {
+                a.record.attachment_id
+                for a in attachments.values()
+                if a.record.route_table_id == rec.route_table_id
+            }
+            outsiders = sorted(
+                a
+                for a in associated
+                if a not in attachments
+                or attachments[a].record.resource_type != "vpc"
+                or attachments[a].record.resource_id not in oob_vpcs
+            )
+            bad = [
+                f"{r.destination} -> {', '.join(r.attachment_ids) or r.state}"
+                for r in rec.routes
+                if r.state == "active"
+                and inside(r.destination, oob_nets)
+                and not inside(r.destination, jump_nets)
+            ]
+            facts: list[StoredFact[FactRecord]] = [
+                table,
+                *(attachments[a] for a in outsiders if a in attachments),
+            ]
+            if bad and outsiders:
+                found = f"{'; '.join(bad)}, reachable from {', '.join(outsiders)}"
+                yield self.failed(rec.subject(), expected, found, *facts, target=table.target)
+            else:
+                found = (
+                    f"none among {len(rec.routes)} route(s)"
+                    if not bad
+                    else "OOB routes only for OOB VPC attachments"
+                )
+                yield self.passed(rec.subject(), expected, found, table, target=table.target)

@@ -1,42 +1,29 @@
-"""T2-NS-DEFAULT-DENY: every tenant namespace denies ingress and egress by default."""
+"""T2-NS-DEFAULT-DENY: every tenant namespace denies ingress and egress by default, whatever the CNI.
+
+A direction is in default deny when the first policy layer that decides the generic connection (any
+peer, any port) denies it for every pod of the namespace (checks/k8s_semantics.default_deny):
+- an AdminNetworkPolicy rule that denies everything (an ANP that allows everything re-opens it);
+- or NetworkPolicy-layer isolation of all pods: a Kubernetes NetworkPolicy with `podSelector: {}` and
+  the direction in policyTypes; a Cilium CNP/CCNP whose endpointSelector covers the namespace and has a
+  non-empty ingress/egress (or *Deny) section; a Calico NetworkPolicy/GlobalNetworkPolicy whose
+  selector is true for every pod (`all()`, or a namespace test) with the direction in `types`; unless
+  a rule of that layer allows everything first (Kubernetes `ingress: [{}]`, Cilium entity `all`,
+  Calico Allow with no peer restriction, by Calico `order`; deny wins ties and always wins in Cilium);
+- or a BaselineAdminNetworkPolicy rule that denies everything, for pods nothing above isolates.
+"""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
-from typing import Literal
 
-from auditor.enums import FactKind, Severity, Tier
-from auditor.facts import FactRecord, K8sNamespace, K8sNetworkPolicy, PolicyFlavor
+from auditor.enums import Severity, Tier
+from auditor.facts import FactRecord
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.k8s_semantics import Direction, default_deny
+from checks.tier2._k8s_scope import NEEDS, facts_of, problems_of, tenant_clusters
 
-NEEDS = frozenset({FactKind.K8S_NAMESPACE, FactKind.K8S_NETWORK_POLICY})
-Direction = Literal["Ingress", "Egress"]
-
-
-def isolates(policy: K8sNetworkPolicy, direction: Direction) -> bool:
-    """Does this policy put every pod of its namespace in default deny for `direction`, allowing nothing
-    broad?
-
-    Kubernetes: a policy selecting all pods (empty podSelector) with the direction in policyTypes isolates
-    them; a rule with no peers and no ports would re-open everything, so it does not count as a deny.
-    Cilium: an empty endpointSelector with an ingress/egress section enables default deny the same way.
-    """
-    if not policy.pod_selector.is_empty():
-        return False
-    if policy.flavor == PolicyFlavor.KUBERNETES:
-        rules = policy.ingress if direction == "Ingress" else policy.egress
-        return direction in policy.policy_types and not any(r.allows_everything() for r in rules)
-    if policy.flavor == PolicyFlavor.CILIUM:
-        key = "ingress" if direction == "Ingress" else "egress"
-        cilium_rules = policy.spec.get(key)
-        deny = policy.spec.get(f"{key}Deny")
-        empty_rules = isinstance(cilium_rules, list) and all(
-            isinstance(r, dict) and not r for r in cilium_rules
-        )
-        return empty_rules or bool(deny)
-    return False
+EXPECTED = "every pod denied by default for ingress and for egress (nothing above the deny allows everything)"
 
 
 class NamespaceDefaultDeny(Check):
@@ -53,53 +40,40 @@ class NamespaceDefaultDeny(Check):
         ),
         remediation=(
             "Add to each tenant namespace a NetworkPolicy with `podSelector: {}` and "
-            "`policyTypes: [Ingress, Egress]` and no rules, then allow the needed flows explicitly."
+            "`policyTypes: [Ingress, Egress]` and no rules (or the CNI's equivalent: a Cilium policy "
+            "with `endpointSelector: {}` and `ingress: [{}]`/`egress: [{}]`, a Calico policy with "
+            "`selector: all()` and both types, a BaselineAdminNetworkPolicy denying all), then allow "
+            "the needed flows explicitly. Remove policies whose rules allow every peer on every port."
         ),
     )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
-        frontend = ctx.intent.tiers.frontend
-        assert frontend is not None
-        if frontend.namespaces is None:
-            yield self.not_assessed(
-                "tenant namespaces",
-                "the intent names no tenant namespaces; declare intent.tiers.frontend.namespaces",
-            )
-            return
-        selector = frontend.namespaces
-        clusters, gaps = self.split_assessable(ctx, [t for t in ctx.targets if t.kind == "kubernetes"], NEEDS)
+        clusters, gaps = tenant_clusters(self, ctx)
         yield from gaps
-        names = {c.name for c in clusters}
-        policies: dict[tuple[str, str], list[StoredFact[K8sNetworkPolicy]]] = defaultdict(list)
-        for p in ctx.facts.of(K8sNetworkPolicy):
-            if p.record.namespace is not None:
-                policies[(p.target, p.record.namespace)].append(p)
-        tenants = [
-            ns
-            for ns in ctx.facts.of(K8sNamespace)
-            if ns.target in names and selector.selects(ns.record.name, ns.record.labels)
-        ]
-        for cluster in sorted(names):
-            if not any(ns.target == cluster for ns in tenants):
-                yield self.not_assessed(
-                    cluster, f"{cluster}: no namespace matches the declared tenant selector", target=cluster
-                )
-        expected = "a policy selecting all pods that denies Ingress and one that denies Egress"
-        for ns in tenants:
-            own = policies[(ns.target, ns.record.name)]
-            ingress = [p for p in own if isolates(p.record, "Ingress")]
-            egress = [p for p in own if isolates(p.record, "Egress")]
-            subject = ns.record.subject()
-            facts: list[StoredFact[FactRecord]] = [ns, *ingress, *egress]
-            if ingress and egress:
-                found = (
-                    f"ingress denied by {', '.join(p.record.name for p in ingress)}; "
-                    f"egress denied by {', '.join(p.record.name for p in egress)}"
-                )
-                yield self.passed(subject, expected, found, *facts, target=ns.target)
-                continue
-            missing = [d for d, ok in (("ingress", ingress), ("egress", egress)) if not ok]
-            found = f"no default deny for {' and '.join(missing)} among {len(own)} policy(ies)"
-            if own:
-                found += f": {', '.join(p.record.name for p in own)}"
-            yield self.failed(subject, expected, found, *facts, *own, target=ns.target)
+        for cluster in clusters:
+            for ns in cluster.tenants:
+                rec = ns.record
+                applying = cluster.applying(rec)
+                own = [
+                    *cluster.namespaced(rec.name),
+                    *cluster.namespaced(None),
+                ]  # unreadable ones select nothing
+                problems = problems_of({id(v): v for v in [*applying, *own]}.values())
+                subject = rec.subject()
+                if problems:
+                    reason = f"{subject}: policies could not be read in full: {'; '.join(problems)}"
+                    yield self.not_assessed(subject, reason, target=ns.target, expected=EXPECTED)
+                    continue
+                verdicts = {d: default_deny(rec.name, rec.labels, d, applying) for d in _DIRECTIONS}
+                found = "; ".join(f"{d.lower()}: {v.reason}" for d, v in verdicts.items())
+                deciding = facts_of(p for v in verdicts.values() for p in v.because)
+                facts: list[StoredFact[FactRecord]] = [ns, *deciding]
+                if all(v.denied for v in verdicts.values()):
+                    yield self.passed(subject, EXPECTED, found, *facts, target=ns.target)
+                    continue
+                others = [f for f in facts_of(applying) if f.id not in {d.id for d in deciding}]
+                found += f" ({len(applying)} policy(ies) select pods here)"
+                yield self.failed(subject, EXPECTED, found, *facts, *others, target=ns.target)
+
+
+_DIRECTIONS: tuple[Direction, ...] = ("Ingress", "Egress")

@@ -1,0 +1,191 @@
+"""X-DECLARED-VS-LIVE: the policies in force are the ones declared as code.
+
+The `declared` collector (collectors/declared) reads `sources.declared` (a git checkout of manifests,
+per cluster) into a target of kind `declared` named `declared:<cluster>`, through the same Kubernetes
+normalizer as live evidence. This check compares its policies with those of the live `kubernetes`
+target named `<cluster>`, by meaning, not text: policies are matched by (flavor, namespace, name) and
+compared as normalized facts (Kubernetes NetworkPolicies by their parsed selector, types and rules, in
+any order; other flavors by their spec, with Cilium's order-free rule lists sorted).
+
+Compared: the namespaces that hold declared policies or are tenants in the intent; cluster-scoped
+policies only when the declared set holds some (a repo that manages namespaced policies only is not
+blamed for operator-installed global ones). Added (live only), removed (declared only) and changed
+policies each fail.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from auditor.enums import FactKind, Severity, Status, Tier
+from auditor.facts import K8sNamespace, K8sNetworkPolicy, PolicyFlavor
+from checks.base import Check, CheckContext, CheckMeta, Finding, TargetView
+
+NEEDS = frozenset({FactKind.K8S_NETWORK_POLICY})
+DECLARED_KIND = "declared"
+PREFIX = "declared:"
+Key = tuple[str, str, str]
+_ORDERLESS_CILIUM = ("ingress", "ingressDeny", "egress", "egressDeny")
+
+
+def _sorted(items: list[Any]) -> list[Any]:
+    return sorted(items, key=lambda x: json.dumps(x, sort_keys=True))
+
+
+def canonical(rec: K8sNetworkPolicy) -> dict[str, Any]:
+    """The policy's meaning as plain data: equal when the policies behave the same."""
+    if rec.flavor == PolicyFlavor.KUBERNETES:
+        data = rec.model_dump(mode="json", include={"pod_selector", "policy_types", "ingress", "egress"})
+        data["policy_types"] = sorted(data["policy_types"])
+        for direction in ("ingress", "egress"):
+            rules = [{"peers": _sorted(r["peers"]), "ports": _sorted(r["ports"])} for r in data[direction]]
+            data[direction] = _sorted(rules)
+        return data
+    spec = json.loads(json.dumps(rec.spec))
+    if rec.flavor in (PolicyFlavor.CILIUM, PolicyFlavor.CILIUM_CLUSTERWIDE):
+        rules = spec["specs"] if set(spec) == {"specs"} else [spec]
+        for rule in rules:
+            for key in _ORDERLESS_CILIUM:
+                if isinstance(rule.get(key), list):
+                    rule[key] = _sorted(rule[key])
+        spec = {"specs": _sorted(rules)}
+    return {"policy_types": sorted(rec.policy_types), "spec": spec}
+
+
+def differences(a: Any, b: Any, path: str = "", limit: int = 3) -> list[str]:
+    """The first few paths where `a` (declared) and `b` (live) differ, with both values."""
+    if a == b:
+        return []
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[str] = []
+        for key in sorted(set(a) | set(b)):
+            out += differences(a.get(key), b.get(key), f"{path}.{key}" if path else str(key), limit)
+            if len(out) >= limit:
+                break
+        return out[:limit]
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) == len(b):
+            out = []
+            for i, (x, y) in enumerate(zip(a, b, strict=True)):
+                out += differences(x, y, f"{path}[{i}]", limit)
+                if len(out) >= limit:
+                    break
+            return out[:limit]
+        added = [x for x in b if x not in a]
+        dropped = [x for x in a if x not in b]
+        parts = [f"live adds {_short(x)}" for x in added] + [f"live drops {_short(x)}" for x in dropped]
+        return [f"{path or 'policy'}: {', '.join(parts[:limit])}"]
+    return [f"{path or 'policy'}: declared {_short(a)}, live {_short(b)}"]
+
+
+def _compact(value: Any) -> Any:
+    """Leave out empty and null fields: what a human would have written."""
+    if isinstance(value, dict):
+        return {k: _compact(v) for k, v in value.items() if v not in (None, [], {})}
+    if isinstance(value, list):
+        return [_compact(v) for v in value]
+    return value
+
+
+def _short(value: Any) -> str:
+    text = "absent" if value is None else json.dumps(_compact(value), sort_keys=True)
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def _key(rec: K8sNetworkPolicy) -> Key:
+    return (rec.flavor.value, rec.namespace or "", rec.name)
+
+
+class DeclaredVsLive(Check):
+    meta = CheckMeta(
+        id="X-DECLARED-VS-LIVE",
+        title="Network policies in force match those declared as code",
+        tier=Tier.CROSS,
+        severity=Severity.MEDIUM,
+        needs=NEEDS,
+        rationale=(
+            "Reviewed, version-controlled policy is only a control if it is what runs. A policy edited or "
+            "added by hand (kubectl edit/apply) bypasses review and silently drifts from what auditors "
+            "approved (NIST SP 800-53 CM-3, CM-6; SOC 2 CC8.1)."
+        ),
+        remediation=(
+            "Re-apply the declared policies from git (or commit the live change through review), and "
+            "restrict who may write network policies outside the deployment pipeline."
+        ),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        declared = [t for t in ctx.targets if t.kind == DECLARED_KIND]
+        if not declared:
+            yield Finding(
+                Status.NOT_APPLICABLE,
+                "declared policies",
+                "no declared policies to compare: add sources.declared (a git checkout of manifests)",
+                expected="sources.declared in the audit config",
+                found="none configured",
+            )
+            return
+        ready, gaps = self.split_assessable(ctx, declared, NEEDS)
+        yield from gaps
+        for target in ready:
+            yield from self._cluster(ctx, target)
+
+    def _cluster(self, ctx: CheckContext, declared: TargetView) -> Iterable[Finding]:
+        cluster = declared.name.removeprefix(PREFIX)
+        live = next((t for t in ctx.targets if t.kind == "kubernetes" and t.name == cluster), None)
+        expected = f"the live policies of {cluster} equal those of {declared.name}"
+        if live is None:
+            reason = f"{declared.name}: no live cluster named {cluster!r} in this run to compare with"
+            yield self.not_assessed(declared.name, reason, target=declared.name, expected=expected)
+            return
+        _, gaps = self.split_assessable(ctx, [live], NEEDS)
+        if gaps:
+            yield from gaps
+            return
+        policies = ctx.facts.of(K8sNetworkPolicy)
+        want = {_key(p.record): p for p in policies if p.target == declared.name}
+        have_all = {_key(p.record): p for p in policies if p.target == live.name}
+        scope = {k[1] for k in want if k[1]} | self._tenants(ctx, live.name)
+        global_too = any(not k[1] for k in want)
+        have = {k: p for k, p in have_all.items() if (k[1] in scope if k[1] else global_too)}
+        drift = False
+        for key in sorted(set(want) | set(have)):
+            d, h = want.get(key), have.get(key)
+            if d is not None and h is not None:
+                diff = differences(canonical(d.record), canonical(h.record))
+                if diff:
+                    drift = True
+                    found = "changed: " + "; ".join(diff)
+                    yield self.failed(h.record.subject(), expected, found, d, h, target=live.name)
+            elif h is not None:
+                drift = True
+                found = f"in force but not declared in {declared.name}"
+                yield self.failed(h.record.subject(), expected, found, h, target=live.name)
+            elif d is not None:
+                drift = True
+                found = f"declared in {declared.name} but not in force"
+                yield self.failed(d.record.subject(), expected, found, d, target=declared.name)
+        if not drift:
+            found = f"{len(want)} declared policy(ies), identical to the live ones"
+            where = f"{len(scope)} namespace(s)" + (" and cluster-scoped policies" if global_too else "")
+            yield self.passed(
+                f"{cluster}: declared policies",
+                expected,
+                f"{found} ({where} compared)",
+                *want.values(),
+                target=declared.name,
+            )
+
+    @staticmethod
+    def _tenants(ctx: CheckContext, live: str) -> set[str]:
+        frontend = ctx.intent.tiers.frontend
+        selector = frontend.namespaces if frontend is not None else None
+        if selector is None:
+            return set()
+        return {
+            ns.record.name
+            for ns in ctx.facts.of(K8sNamespace)
+            if ns.target == live and selector.selects(ns.record.name, ns.record.labels)
+        }

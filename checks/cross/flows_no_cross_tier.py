@@ -1,0 +1,120 @@
+"""X-FLOWS-NO-CROSS-TIER: no accepted flow into the backend or OOB network from outside it.
+
+A conversation is a crossing when it was ACCEPTed, its destination lies in a backend or OOB CIDR, and
+its source is not authorized there: for the backend, anything outside the backend CIDRs; for OOB,
+anything outside the OOB CIDRs and the declared jump hosts (a jump host as destination is exempt too:
+it is how operators enter). Sources are labelled internet (globally routable), frontend, backend,
+OOB or undeclared.
+
+Flow logs record both directions of a connection. A conversation to a high port whose reverse (from
+its destination back to its source, ACCEPTed, to a lower port) was also seen is taken as the reply to
+a connection the protected side opened, and is judged by that connection instead.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import defaultdict
+from collections.abc import Iterable
+
+from auditor.config.models import OobTier
+from auditor.enums import FactKind, Severity, Tier
+from auditor.facts import FlowConversation, FlowLogStats
+from auditor.store.reader import StoredFact
+from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.flows import conversations
+from checks.netutil import Network, networks_of
+
+NEEDS = frozenset({FactKind.FLOW_CONVERSATION})
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _in(addr: Address, nets: Iterable[Network]) -> bool:
+    return any(addr.version == n.version and addr in n for n in nets)
+
+
+class Zones:
+    def __init__(self, ctx: CheckContext) -> None:
+        tiers = ctx.intent.tiers
+        self.backend = tiers.backend.networks() if tiers.backend else []
+        self.oob = tiers.oob.networks() if tiers.oob else []
+        self.frontend = tiers.frontend.networks() if tiers.frontend else []
+        self.jumps = networks_of(tiers.oob.jump_hosts) if isinstance(tiers.oob, OobTier) else []
+
+    def protected(self, dst: Address) -> str | None:
+        if _in(dst, self.oob) and not _in(dst, self.jumps):
+            return "OOB"
+        if _in(dst, self.backend):
+            return "backend"
+        return None
+
+    def authorized(self, src: Address, zone: str) -> bool:
+        if zone == "OOB":
+            return _in(src, self.oob) or _in(src, self.jumps)
+        return _in(src, self.backend)
+
+    def label(self, src: Address) -> str:
+        for name, nets in (("frontend", self.frontend), ("backend", self.backend), ("OOB", self.oob)):
+            if _in(src, nets):
+                return name
+        return "internet" if src.is_global else "undeclared space"
+
+
+class FlowsNoCrossTier(Check):
+    meta = CheckMeta(
+        id="X-FLOWS-NO-CROSS-TIER",
+        title="No accepted flow into the backend or OOB network from outside it",
+        tier=Tier.CROSS,
+        severity=Severity.CRITICAL,
+        needs=NEEDS,
+        rationale=(
+            "Configuration says what should be possible; flow logs show what happened. An accepted flow "
+            "from the internet or the frontend into a BMC or the RDMA fabric is segmentation failing in "
+            "practice, whatever the configs claim (NIST SP 800-53 SI-4, AC-4)."
+        ),
+        remediation=(
+            "Find the path the flow took (route, security group, NACL, policy) and close it; treat the "
+            "source as potentially compromised and review what it reached."
+        ),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        zones = Zones(ctx)
+        if not zones.backend and not zones.oob:
+            yield self.not_assessed("backend and OOB CIDRs", "the intent declares no backend or OOB CIDR")
+            return
+        nets = ", ".join(str(n) for n in [*zones.backend, *zones.oob])
+        expected = f"no ACCEPTed flow into {nets} from outside its tier (jump hosts excepted for OOB)"
+        ready, gaps = self.split_assessable(ctx, [t for t in ctx.targets if t.kind == "flow-logs"], NEEDS)
+        yield from gaps
+        names = {t.name for t in ready}
+        convs = [c for c in conversations(ctx.facts.of(FlowConversation), names) if c.action == "ACCEPT"]
+        lowest: dict[tuple[str, str, str], int] = {}  # (target, src, dst) -> lowest destination port
+        for c in convs:
+            port = c.dst_port if c.dst_port is not None else 0
+            key = (c.target, c.src_addr, c.dst_addr)
+            lowest[key] = min(port, lowest.get(key, port))
+        counted: dict[str, int] = defaultdict(int)
+        failed: set[str] = set()
+        for conv in convs:
+            counted[conv.target] += 1
+            try:
+                src, dst = ipaddress.ip_address(conv.src_addr), ipaddress.ip_address(conv.dst_addr)
+            except ValueError:
+                continue
+            zone = zones.protected(dst)
+            if zone is None or zones.authorized(src, zone):
+                continue
+            back = lowest.get((conv.target, conv.dst_addr, conv.src_addr))
+            dport = conv.dst_port
+            if dport is not None and back is not None and dport >= 1024 and back < dport:
+                continue  # the reply to a connection the protected side opened
+            found = f"accepted: {conv.counts()}, from {zones.label(src)} into {zone}"
+            failed.add(conv.target)
+            yield self.failed(conv.subject(), expected, found, *conv.facts, target=conv.target)
+        stats: dict[str, list[StoredFact[FlowLogStats]]] = defaultdict(list)
+        for s in ctx.facts.of(FlowLogStats):
+            stats[s.target].append(s)
+        for name in sorted(names - failed):
+            found = f"none among {counted[name]} accepted conversation(s)"
+            yield self.passed(f"flow logs {name}", expected, found, *stats[name], target=name)

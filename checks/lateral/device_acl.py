@@ -1,0 +1,111 @@
+"""Turn normalized device ACL entries (EOS, NX-OS, IOS syntax) into filter boxes.
+
+Addresses: `any`, `host A`, `A/L`, `A WILDCARD` (a contiguous wildcard; a discontiguous one, or an
+object-group name, is read as `any`: an over-approximation that can only add paths, never hide one).
+Ports: `eq P...`, `neq P`, `gt P`, `lt P`, `range A B`, with the usual service names.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from auditor.facts.network import AclEntry
+from checks.lateral.addresses import IPSet
+from checks.lateral.conns import PORT_MAX, PORT_MIN, ConnSet, protocol_name
+from checks.lateral.filters import Box, Entry
+from checks.lateral.intervals import IntervalSet
+
+SERVICES = {
+    "ftp": 21,
+    "ssh": 22,
+    "telnet": 23,
+    "smtp": 25,
+    "domain": 53,
+    "tftp": 69,
+    "www": 80,
+    "http": 80,
+    "bgp": 179,
+    "ntp": 123,
+    "snmp": 161,
+    "snmptrap": 162,
+    "ldap": 389,
+    "https": 443,
+    "syslog": 514,
+    "ipmi": 623,
+    "netconf": 830,
+    "bootps": 67,
+    "bootpc": 68,
+    "radius": 1812,
+    "tacacs": 49,
+}
+
+
+def address(text: str | None) -> IPSet:
+    if text is None or text in ("any", "any4", "any6"):
+        return IPSet.everything()
+    if text.startswith("host "):
+        return IPSet.parse(text.split()[1])
+    parts = text.split()
+    if len(parts) == 2:
+        try:
+            base = ipaddress.ip_address(parts[0])
+            wildcard = int(ipaddress.ip_address(parts[1]))
+        except ValueError:
+            return IPSet.everything()
+        bits = base.max_prefixlen
+        if (wildcard + 1) & wildcard:  # discontiguous wildcard
+            return IPSet.everything()
+        prefix = bits - wildcard.bit_length()
+        return IPSet.parse(f"{base}/{prefix}")
+    parsed = IPSet.parse(text)
+    return parsed if parsed else IPSet.everything()
+
+
+def _port(token: str) -> int | None:
+    if token.isdigit():
+        return int(token)
+    return SERVICES.get(token.lower())
+
+
+def ports(text: str | None) -> IntervalSet:
+    full = IntervalSet.of((PORT_MIN, PORT_MAX))
+    if not text:
+        return full
+    op, *args = text.split()
+    values = [v for v in (_port(a) for a in args) if v is not None]
+    if not values:
+        return full
+    if op == "eq":
+        return IntervalSet.from_spans((v, v) for v in values)
+    if op == "neq":
+        return full.subtract(IntervalSet.of((values[0], values[0])))
+    if op == "gt":
+        return IntervalSet.of((values[0] + 1, PORT_MAX))
+    if op == "lt":
+        return IntervalSet.of((PORT_MIN, values[0] - 1))
+    if op == "range" and len(values) == 2:
+        return IntervalSet.of((values[0], values[1]))
+    return full
+
+
+def conns(entry: AclEntry) -> ConnSet:
+    proto = protocol_name(entry.protocol)
+    if proto in ("ALL", "IPV6"):
+        return ConnSet.everything()
+    base = ConnSet.ports(proto)
+    if proto in ("TCP", "UDP", "SCTP"):
+        dst_ports = ports(entry.destination_ports)
+        if proto == "TCP":
+            return ConnSet(tcp=dst_ports)
+        return ConnSet(udp=dst_ports) if proto == "UDP" else ConnSet(sctp=dst_ports)
+    return base
+
+
+def entries(acl_entries: list[AclEntry], label: str, fact: object) -> list[Entry]:
+    out: list[Entry] = []
+    for entry in acl_entries:
+        if entry.action == "remark":
+            continue
+        box = Box(address(entry.source), address(entry.destination), conns(entry))
+        out.append(Entry(box, entry.action == "permit", f"{label}: {entry.text.strip()}", fact))
+    return out

@@ -1,0 +1,173 @@
+"""Shared state of one model build: the graph, the declared tier space, and cross-domain exits.
+
+Each domain builder (devices, AWS, Kubernetes) first registers its zones and how traffic is admitted
+into them (`Admission`), then computes its links. When a forwarding walk leaves the evidence (a next
+hop no device in the evidence owns, a transit gateway attachment to on-premises), `exit` decides where
+the traffic lands:
+- only a route specific to declared space is followed (its prefix inside the union of all declared tier
+  CIDRs): a default or aggregate route out of the evidence says nothing about where tier space lives;
+- it lands in the zones of the evidence that hold the addresses (through their admission filters);
+- what no zone holds but lies in tier-1/3 CIDRs lands on the tier node, marked as assumed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from auditor.config.models import Intent
+from auditor.enums import Tier
+from checks.lateral.addresses import IPSet, union_all
+from checks.lateral.conns import ConnSet
+from checks.lateral.graph import Hop, Link, Zone, ZoneGraph, tier_node
+
+TARGET_TIERS = (Tier.OOB, Tier.BACKEND)
+
+
+@dataclass(frozen=True)
+class Admitted:
+    addresses: IPSet
+    conns: ConnSet
+    hops: tuple[Hop, ...]
+
+
+# (source addresses, destination piece, connections) -> what the zone's own filters admit
+Admission = Callable[[IPSet, IPSet, ConnSet], Admitted]
+
+
+@dataclass
+class ModelContext:
+    intent: Intent
+    graph: ZoneGraph = field(default_factory=ZoneGraph)
+    admissions: dict[str, Admission] = field(default_factory=dict)
+    owners: list[tuple[IPSet, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._by_bucket: dict[int, list[int]] = {}
+        self.tier_space: dict[Tier, IPSet] = {}
+        declared: list[IPSet] = []
+        for tier in (Tier.OOB, Tier.FRONTEND, Tier.BACKEND):
+            ti = self.intent.tiers.get(tier)
+            if ti is None:
+                continue
+            space = IPSet.parse(*ti.cidrs)
+            declared.append(space)
+            if tier in TARGET_TIERS and space:
+                self.tier_space[tier] = space
+                self.graph.add_zone(Zone(tier_node(tier), "tier", space, tier))
+        self.declared = union_all(declared)
+
+    def add_zone(self, zone: Zone, admission: Admission | None = None) -> None:
+        self.graph.add_zone(zone)
+        if zone.addresses:
+            index = len(self.owners)
+            self.owners.append((zone.addresses, zone.id))
+            for bucket in _buckets(zone.addresses):
+                self._by_bucket.setdefault(bucket, []).append(index)
+        if admission is not None:
+            self.admissions[zone.id] = admission
+
+    def owners_of(self, piece: IPSet) -> list[tuple[IPSet, str]]:
+        """The zones whose addresses overlap `piece`, through a /16 bucket index (IPv6: a scan)."""
+        buckets = _buckets(piece)
+        if piece.v6 or len(buckets) > 4096:
+            return [o for o in self.owners if o[0].overlaps(piece)]
+        hits = sorted({i for b in buckets for i in self._by_bucket.get(b, ())})
+        return [self.owners[i] for i in hits if self.owners[i][0].overlaps(piece)]
+
+    def pivots(self, zone_id: str) -> bool:
+        """Whether walks start from this zone: not from tier-1/3 zones, since reaching one already fails
+        (a path through tier 1 into tier 3 is reported as the tier-1 path it starts with)."""
+        return self.graph.zone(zone_id).tier not in TARGET_TIERS
+
+    def tier_of_addresses(self, addresses: IPSet) -> Tier | None:
+        """The tier whose declared CIDRs contain all these addresses, if any."""
+        if not addresses:
+            return None
+        for tier in (Tier.OOB, Tier.BACKEND, Tier.FRONTEND):
+            ti = self.intent.tiers.get(tier)
+            if ti is not None and ti.cidrs and addresses.issubset(IPSet.parse(*ti.cidrs)):
+                return tier
+        return None
+
+    def link(self, src: str, dst: str, addresses: IPSet, conns: ConnSet, hops: Sequence[Hop]) -> None:
+        self.graph.add_link(Link(src, dst, addresses, conns, tuple(hops)))
+
+    def to_tiers(self, src: str, piece: IPSet, conns: ConnSet, hops: Sequence[Hop], why: str) -> None:
+        """Links from `src` to the tier nodes for the tier-1/3 part of `piece`."""
+        for tier, space in self.tier_space.items():
+            part = piece.intersect(space)
+            if part:
+                self.link(
+                    src,
+                    tier_node(tier),
+                    part,
+                    conns,
+                    [*hops, Hop(f"{why}: {part.describe()} is {tier.value}")],
+                )
+
+    def exit(
+        self,
+        origin: str,
+        src: IPSet,
+        piece: IPSet,
+        route_prefix: IPSet,
+        conns: ConnSet,
+        hops: Sequence[Hop],
+        where: str,
+    ) -> None:
+        """Traffic for `piece` leaves the evidence at `where` by a route for `route_prefix`."""
+        if not route_prefix.issubset(self.declared):
+            return  # a default or aggregate route out of the evidence: not followed
+        self.deliver(
+            origin,
+            src,
+            piece,
+            conns,
+            hops,
+            f"{where}: beyond the evidence, the route is specific to declared space",
+        )
+
+    def deliver(
+        self, origin: str, src: IPSet, piece: IPSet, conns: ConnSet, hops: Sequence[Hop], where: str
+    ) -> None:
+        """Land `piece` in the zones that hold it (through their admission), the rest of tier space on
+        the tier nodes (assumed: no zone in the evidence holds it)."""
+        reached_tiers: set[Tier] = set()
+        owners = self.owners_of(piece)
+        rest = piece.subtract(union_all(a for a, o in owners if o != origin))
+        for addresses, owner in owners:
+            part = piece.intersect(addresses)
+            if not part or owner == origin:
+                continue
+            tier = self.graph.zone(owner).tier
+            if tier in reached_tiers:
+                continue  # one landing per tier-1/3 suffices: paths do not continue through them
+            hop = Hop(f"{where}; {owner} holds {part.describe()}")
+            admit = self.admissions.get(owner)
+            if admit is None:
+                self.link(origin, owner, part, conns, [*hops, hop])
+                if tier in TARGET_TIERS:
+                    reached_tiers.add(tier)
+                continue
+            admitted = admit(src, part, conns)
+            if admitted.addresses and admitted.conns:
+                self.link(origin, owner, admitted.addresses, admitted.conns, [*hops, hop, *admitted.hops])
+                if tier in TARGET_TIERS:
+                    reached_tiers.add(tier)
+        if rest:
+            self.to_tiers(
+                origin, rest, conns, hops, f"{where}; assumed delivered (no zone in the evidence holds it)"
+            )
+
+
+def _buckets(addresses: IPSet) -> set[int]:
+    """The /16 blocks an IPv4 set touches (capped: a huge set is scanned instead)."""
+    out: set[int] = set()
+    for lo, hi in addresses.v4.spans:
+        first, last = lo >> 16, hi >> 16
+        if last - first > 4096:
+            return set(range(4097))
+        out.update(range(first, last + 1))
+    return out

@@ -1,0 +1,237 @@
+"""T1-OOB-ACCESS-JUMP-HOSTS-ONLY: what stands in front of the OOB network admits SSH, IPMI and
+Redfish/HTTPS from the declared jump hosts only.
+
+"In front of the OOB network" means:
+- an OOB segment: a routed interface (SVI, routed port or port-channel, not a management port) whose
+  address lies in the OOB CIDRs, i.e. the gateway of a BMC or switch-management subnet. Its outbound
+  ACL (`ip access-group NAME out`) filters what enters the subnet; a segment without one is a FAIL,
+  since nothing restricts access. Inbound ACLs on that interface filter what leaves the subnet and are
+  not counted. A segment that holds a jump host is the jump hosts' own network and is left out.
+- an ACL bound to a device's management services (SSH, eAPI/NX-API/HTTPS): the switch's own
+  management address is OOB space.
+- on AWS, the security groups of network interfaces with an address in the OOB CIDRs (assessed when
+  the ENIs were collected; NOT_ASSESSED when the OOB tier declares AWS tags, or a subnet in OOB space
+  exists, but the ENIs were not collected). Referenced security groups are resolved to the addresses of
+  the ENIs that carry them.
+ACLs are read first-match, conservatively (see checks/tier1/_acl.py).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from auditor.enums import FactKind, Severity, Tier
+from auditor.facts import (
+    Acl,
+    AclBinding,
+    AwsNetworkInterface,
+    AwsSecurityGroup,
+    AwsSubnet,
+    FactRecord,
+    Interface,
+    SgRule,
+)
+from auditor.store.reader import StoredFact
+from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.netutil import Network, inside, network
+from checks.tier1._acl import HTTPS, PROTECTED, SSH, Admission, Service, admissions, outside
+from checks.tier1._common import Oob, addresses, device_targets
+
+DEVICE_NEEDS = frozenset({FactKind.INTERFACE, FactKind.ACL, FactKind.ACL_BINDING})
+AWS_NEEDS = frozenset({FactKind.AWS_SECURITY_GROUP, FactKind.AWS_NETWORK_INTERFACE})
+SEGMENT_TYPES = {"vlan", "ethernet", "port-channel"}
+SERVICE_PORTS: dict[str, tuple[Service, ...]] = {
+    "ssh": (SSH,),
+    "eapi": (HTTPS,),
+    "nxapi": (HTTPS,),
+    "https": (HTTPS,),
+    "restconf": (HTTPS,),
+}
+
+
+class OobAccessJumpHostsOnly(Check):
+    meta = CheckMeta(
+        id="T1-OOB-ACCESS-JUMP-HOSTS-ONLY",
+        title="OOB management access (SSH, IPMI, Redfish) only from jump hosts",
+        tier=Tier.OOB,
+        severity=Severity.CRITICAL,
+        needs=DEVICE_NEEDS | AWS_NEEDS,
+        rationale=(
+            "IPMI and Redfish give full control of a GPU server below its operating system, and IPMI 2.0 "
+            "leaks password hashes to anyone who asks (RAKP). Only the declared jump hosts may reach them "
+            "(SSH 22/tcp, IPMI 623/udp, Redfish 443/tcp), and every OOB segment needs a filter saying so."
+        ),
+        remediation=(
+            "Bind an outbound ACL to each OOB gateway interface (`ip access-group BMC-IN out`) that permits "
+            "22/tcp, 623/udp and 443/tcp from the jump hosts only and denies the rest; restrict management "
+            "services with an ACL of the same sources; in AWS, allow those ports in the OOB security groups "
+            "only from the jump hosts' addresses or security group."
+        ),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        oob = Oob.of(ctx)
+        if not oob.nets:
+            yield self.not_assessed(
+                "OOB CIDRs", "the intent names no OOB CIDR; declare intent.tiers.oob.cidrs"
+            )
+            return
+        devices, gaps = self.split_assessable(ctx, device_targets(ctx), DEVICE_NEEDS)
+        yield from gaps
+        names = {t.name for t in devices}
+        acls: dict[tuple[str, str], list[StoredFact[Acl]]] = defaultdict(list)
+        for a in ctx.facts.of(Acl):
+            acls[(a.target, a.record.name)].append(a)
+        bindings = [b for b in ctx.facts.of(AclBinding) if b.target in names]
+        yield from self._segments(ctx, oob, names, bindings, acls)
+        yield from self._services(oob, bindings, acls)
+        yield from self._clouds(ctx, oob)
+
+    def _segments(
+        self,
+        ctx: CheckContext,
+        oob: Oob,
+        names: set[str],
+        bindings: list[StoredFact[AclBinding]],
+        acls: dict[tuple[str, str], list[StoredFact[Acl]]],
+    ) -> Iterable[Finding]:
+        on_interface: dict[tuple[str, str], list[StoredFact[AclBinding]]] = defaultdict(list)
+        for b in bindings:
+            if b.record.attach_point == "interface":
+                on_interface[(b.target, b.record.name)].append(b)
+        for i in ctx.facts.of(Interface):
+            intf = i.record
+            if i.target not in names or intf.type not in SEGMENT_TYPES or intf.switchport or not intf.enabled:
+                continue
+            nets = [n for n in (network(a) for a in addresses(intf)) if n is not None and oob.in_oob(str(n))]
+            if not nets or any(inside(str(j), nets) for j in oob.jump_nets):
+                continue
+            expected = (
+                f"an outbound ACL admitting {', '.join(map(str, PROTECTED))} into "
+                f"{', '.join(map(str, nets))} only from jump hosts ({oob.jump_text()})"
+            )
+            outbound = [b for b in on_interface[(i.target, intf.name)] if b.record.direction == "out"]
+            if not outbound:
+                inbound = [b.record.acl for b in on_interface[(i.target, intf.name)]]
+                found = "no outbound ACL: nothing restricts access to the segment"
+                if inbound:
+                    found += f" (inbound only: {', '.join(inbound)}, which filters traffic leaving it)"
+                yield self.failed(intf.subject(), expected, found, i, target=i.target)
+                continue
+            for b in outbound:
+                yield self._judge(b, acls.get((b.target, b.record.acl), []), PROTECTED, nets, oob, expected)
+
+    def _services(
+        self,
+        oob: Oob,
+        bindings: list[StoredFact[AclBinding]],
+        acls: dict[tuple[str, str], list[StoredFact[Acl]]],
+    ) -> Iterable[Finding]:
+        for b in bindings:
+            services = SERVICE_PORTS.get(b.record.name, ())
+            if b.record.attach_point != "management" or b.record.direction != "in" or not services:
+                continue
+            expected = f"{b.record.name} admits {', '.join(map(str, services))} only from jump hosts"
+            yield self._judge(b, acls.get((b.target, b.record.acl), []), services, None, oob, expected)
+
+    def _judge(
+        self,
+        binding: StoredFact[AclBinding],
+        acls: list[StoredFact[Acl]],
+        services: tuple[Service, ...],
+        nets: list[Network] | None,
+        oob: Oob,
+        expected: str,
+    ) -> Finding:
+        subject = binding.record.subject()
+        if not acls:
+            found = f"ACL {binding.record.acl} is bound but not defined: it filters nothing"
+            return self.failed(subject, expected, found, binding, target=binding.target)
+        bad: list[Admission] = []
+        for acl in acls:
+            for service in services:
+                bad += outside(admissions(acl.record, service, nets), oob.jump_nets)
+        facts: list[StoredFact[FactRecord]] = [binding, *acls]
+        if bad:
+            found = "admits " + "; ".join(a.describe() for a in bad)
+            return self.failed(subject, expected, found, *facts, target=binding.target)
+        found = f"ACL {binding.record.acl} admits {', '.join(s.name for s in services)} only from jump hosts"
+        return self.passed(subject, expected, found, *facts, target=binding.target)
+
+    def _clouds(self, ctx: CheckContext, oob: Oob) -> Iterable[Finding]:
+        for t in [t for t in ctx.targets if t.kind == "aws"]:
+            if ctx.missing(t, AWS_NEEDS) or t.status.value == "failed":
+                oob_subnets = [
+                    s.record.subnet_id
+                    for s in ctx.facts.of(AwsSubnet)
+                    if s.target == t.name and s.record.cidr and oob.in_oob(s.record.cidr)
+                ]
+                if oob.intent.aws is not None or oob_subnets:
+                    why = t.reason or "no evidence of aws_network_interface / aws_security_group"
+                    yield self.not_assessed(
+                        t.name, f"{t.name}: OOB security groups not assessed: {why}", target=t.name
+                    )
+                continue
+            yield from self._security_groups(ctx, oob, t.name)
+
+    def _security_groups(self, ctx: CheckContext, oob: Oob, target: str) -> Iterable[Finding]:
+        enis = [e for e in ctx.facts.of(AwsNetworkInterface) if e.target == target]
+        members: dict[str, list[str]] = defaultdict(list)
+        for e in enis:
+            for g in e.record.security_groups:
+                members[g] += e.record.private_ips + e.record.ipv6_addresses
+        in_oob = [e for e in enis if _guards_oob(e.record, oob)]
+        groups = {g.record.group_id: g for g in ctx.facts.of(AwsSecurityGroup) if g.target == target}
+        expected = f"ingress {', '.join(map(str, PROTECTED))} only from jump hosts ({oob.jump_text()})"
+        for group_id in sorted({g for e in in_oob for g in e.record.security_groups}):
+            attached = [e for e in in_oob if group_id in e.record.security_groups]
+            sg = groups.get(group_id)
+            if sg is None:
+                yield self.not_assessed(
+                    f"{target}/{group_id}",
+                    f"security group {group_id} of {attached[0].record.interface_id} was not collected",
+                    target=target,
+                )
+                continue
+            bad = [text for rule in sg.record.ingress for text in _sg_violations(rule, oob, members)]
+            facts: list[StoredFact[FactRecord]] = [sg, *attached]
+            if bad:
+                yield self.failed(sg.record.subject(), expected, "; ".join(bad), *facts, target=target)
+            else:
+                found = f"{len(sg.record.ingress)} ingress rule(s), none opens these ports beyond jump hosts"
+                yield self.passed(sg.record.subject(), expected, found, *facts, target=target)
+
+
+def _guards_oob(eni: AwsNetworkInterface, oob: Oob) -> bool:
+    """An ENI with an OOB address that is not a jump host's own (the jump hosts are the way in)."""
+    ips = eni.private_ips + eni.ipv6_addresses
+    return any(oob.in_oob(ip) for ip in ips) and not all(oob.is_jump_host(ip) for ip in ips)
+
+
+def _sg_opens(rule: SgRule, service: Service) -> bool:
+    proto = rule.protocol.lower()
+    if proto in ("-1", "all"):
+        return True
+    if proto not in (service.protocol, {"tcp": "6", "udp": "17"}[service.protocol]):
+        return False
+    lo = rule.from_port if rule.from_port is not None else 0
+    hi = rule.to_port if rule.to_port is not None else 65535
+    return lo <= service.port <= hi or lo == -1
+
+
+def _sg_violations(rule: SgRule, oob: Oob, members: dict[str, list[str]]) -> list[str]:
+    out: list[str] = []
+    for service in PROTECTED:
+        if not _sg_opens(rule, service):
+            continue
+        for cidr in [*rule.cidrs, *rule.ipv6_cidrs]:
+            if not oob.is_jump_host(cidr):
+                out.append(f"{service} from {cidr}")
+        for pl in rule.prefix_lists:
+            out.append(f"{service} from prefix list {pl} (not resolvable from the evidence)")
+        for group in rule.groups:
+            strangers = [ip for ip in members.get(group, []) if not oob.is_jump_host(ip)]
+            if strangers:
+                out.append(f"{service} from security group {group} ({', '.join(sorted(strangers)[:5])})")
+    return out

@@ -1,0 +1,223 @@
+"""T2-FRONTEND-NOT-TO-BACKEND: nothing in the frontend routes or allows traffic to backend or OOB space.
+
+Three places are read, each where its evidence exists:
+- devices (frontend or unassigned tier): routes and interface addresses in the frontend VRFs
+  (`intent.tiers.frontend.vrfs`) inside a backend or OOB CIDR;
+- AWS: route tables of the frontend VPCs (`frontend.aws.vpc_tags`) with an active route inside one;
+- Kubernetes: egress allow rules of tenant namespaces whose peers cover backend or OOB addresses (an
+  address block overlapping them minus its exceptions, any peer, Cilium `world`).
+Routes count when they are as specific as the backend/OOB space or more: a default route or an
+aggregate is not, by itself, a path there (the lateral-movement check follows those). Host routes to
+declared jump hosts are allowed (they are how operators reach the OOB network).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from auditor.config.models import OobTier
+from auditor.enums import FactKind, Severity, Tier
+from auditor.facts import AwsRouteTable, AwsVpc, Device, Interface, Route
+from auditor.store.reader import StoredFact
+from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.k8s_semantics import Peer, PeerKind, allow_rules
+from checks.netutil import Network, inside, network, networks_of, overlapping
+from checks.tier2._aws_scope import tags_match
+from checks.tier2._k8s_scope import NEEDS as K8S_NEEDS
+from checks.tier2._k8s_scope import problems_of, tenant_clusters
+
+DEVICE_NEEDS = frozenset({FactKind.ROUTE, FactKind.INTERFACE})
+AWS_NEEDS = frozenset({FactKind.AWS_VPC, FactKind.AWS_ROUTE_TABLE})
+
+
+class Forbidden:
+    """Backend and OOB space, minus the jump hosts."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        tiers = ctx.intent.tiers
+        self.nets: list[tuple[Network, str]] = []
+        if tiers.backend is not None:
+            self.nets += [(n, "backend") for n in tiers.backend.networks()]
+        jumps: list[str] = []
+        if tiers.oob is not None:
+            self.nets += [(n, "OOB") for n in tiers.oob.networks()]
+            jumps = tiers.oob.jump_hosts if isinstance(tiers.oob, OobTier) else []
+        self.jumps = networks_of(jumps)
+
+    def route_hit(self, prefix: str) -> str | None:
+        if inside(prefix, self.jumps):
+            return None
+        for net, tier in self.nets:
+            if inside(prefix, [net]):
+                return f"{tier} {net}"
+        return None
+
+    def peer_hit(self, peer: Peer) -> str | None:
+        if peer.kind == PeerKind.ANY:
+            return "every address, backend and OOB included"
+        if peer.kind == PeerKind.WORLD:
+            return "everything outside the cluster, backend and OOB included"
+        net = network(peer.cidr or "") if peer.kind == PeerKind.CIDR else None
+        if net is None:
+            return None
+        excepts = networks_of(peer.except_)
+        hits = []
+        for target, tier in self.nets:
+            if overlapping(str(net), [target]) is None:
+                continue
+            part = target if inside(str(target), [net]) else net  # the overlap of two CIDRs
+            if inside(str(part), excepts) is None:
+                hits.append(f"{tier} {target}")
+        return ", ".join(hits) or None
+
+    def text(self) -> str:
+        return ", ".join(f"{tier} {net}" for net, tier in self.nets)
+
+
+class FrontendNotToBackend(Check):
+    meta = CheckMeta(
+        id="T2-FRONTEND-NOT-TO-BACKEND",
+        title="The frontend neither routes nor allows traffic to backend or OOB space",
+        tier=Tier.FRONTEND,
+        severity=Severity.CRITICAL,
+        needs=DEVICE_NEEDS | AWS_NEEDS | K8S_NEEDS,
+        rationale=(
+            "Tenant workloads and the internet-facing frontend must not reach the RDMA fabric (where "
+            "GPU memory and storage traffic flow unencrypted) or the BMCs and switch management of the "
+            "OOB network. A route or an allow rule towards them is the first step of such a path."
+        ),
+        remediation=(
+            "Remove static routes, route leaks and interface addresses for backend/OOB prefixes from the "
+            "frontend VRFs and the frontend VPCs' route tables; narrow egress ipBlocks and add `except` "
+            "entries for the backend and OOB ranges."
+        ),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        forbidden = Forbidden(ctx)
+        if not forbidden.nets:
+            yield self.not_assessed("backend and OOB CIDRs", "the intent declares no backend or OOB CIDR")
+            return
+        expected = f"no route or allow rule to {forbidden.text()} (jump hosts excepted)"
+        yield from self._devices(ctx, forbidden, expected)
+        yield from self._aws(ctx, forbidden, expected)
+        if any(t.kind == "kubernetes" for t in ctx.targets):
+            yield from self._kubernetes(ctx, forbidden, expected)
+
+    def _devices(self, ctx: CheckContext, forbidden: Forbidden, expected: str) -> Iterable[Finding]:
+        frontend = ctx.intent.tiers.frontend
+        assert frontend is not None
+        candidates = [t for t in ctx.targets if t.kind == "device" and t.tier in (Tier.FRONTEND, None)]
+        if not candidates:
+            return
+        if not frontend.vrfs:
+            yield self.not_assessed(
+                "frontend VRFs", "the intent names no frontend VRF; declare intent.tiers.frontend.vrfs"
+            )
+            return
+        ready, gaps = self.split_assessable(ctx, candidates, DEVICE_NEEDS)
+        yield from gaps
+        names = {t.name for t in ready}
+        vrfs = set(frontend.vrfs)
+        bad: dict[str, list[tuple[str, StoredFact[Route] | StoredFact[Interface]]]] = defaultdict(list)
+        counted: dict[str, int] = defaultdict(int)
+        for r in ctx.facts.of(Route):
+            if r.target in names and r.record.vrf in vrfs:
+                counted[r.target] += 1
+                hit = forbidden.route_hit(r.record.prefix)
+                if hit:
+                    via = r.record.next_hop or r.record.interface or "?"
+                    bad[r.target].append(
+                        (
+                            f"{r.record.protocol} route {r.record.prefix} via {via} "
+                            f"in vrf {r.record.vrf} ({hit})",
+                            r,
+                        )
+                    )
+        for i in ctx.facts.of(Interface):
+            if i.target in names and i.record.vrf in vrfs:
+                for addr in [*i.record.ipv4, *i.record.ipv4_virtual, *i.record.ipv6]:
+                    counted[i.target] += 1
+                    hit = forbidden.route_hit(addr)
+                    if hit:
+                        bad[i.target].append((f"{i.record.name} has {addr} in vrf {i.record.vrf} ({hit})", i))
+        devices = {d.target: d for d in ctx.facts.of(Device)}
+        for name in sorted(names):
+            for text, fact in bad[name]:
+                yield self.failed(f"{name}: {text.split(' in vrf')[0]}", expected, text, fact, target=name)
+            if not bad[name]:
+                found = (
+                    f"none among {counted[name]} route(s) and address(es) in vrf(s) {', '.join(sorted(vrfs))}"
+                )
+                yield self.passed(
+                    name, expected, found, *([devices[name]] if name in devices else []), target=name
+                )
+
+    def _aws(self, ctx: CheckContext, forbidden: Forbidden, expected: str) -> Iterable[Finding]:
+        clouds = [t for t in ctx.targets if t.kind == "aws"]
+        if not clouds:
+            return
+        frontend = ctx.intent.tiers.frontend
+        assert frontend is not None
+        if frontend.aws is None or not frontend.aws.vpc_tags:
+            yield self.not_assessed(
+                "frontend VPCs", "the intent names no frontend VPC tags; declare frontend.aws.vpc_tags"
+            )
+            return
+        ready, gaps = self.split_assessable(ctx, clouds, AWS_NEEDS)
+        yield from gaps
+        names = {t.name for t in ready}
+        vpcs = {
+            (v.target, v.record.vpc_id)
+            for v in ctx.facts.of(AwsVpc)
+            if v.target in names and tags_match(v.record.tags, frontend.aws.vpc_tags)
+        }
+        for table in ctx.facts.of(AwsRouteTable):
+            rec = table.record
+            if (table.target, rec.vpc_id) not in vpcs:
+                continue
+            bad = []
+            for r in rec.routes:
+                hit = forbidden.route_hit(r.destination) if r.state != "blackhole" else None
+                if hit:
+                    bad.append(
+                        f"{r.destination} -> {r.target_type} {r.target_id or ''}".rstrip() + f" ({hit})"
+                    )
+            if bad:
+                yield self.failed(rec.subject(), expected, "; ".join(bad), table, target=table.target)
+            else:
+                found = f"none among {len(rec.routes)} route(s)"
+                yield self.passed(rec.subject(), expected, found, table, target=table.target)
+
+    def _kubernetes(self, ctx: CheckContext, forbidden: Forbidden, expected: str) -> Iterable[Finding]:
+        clusters, gaps = tenant_clusters(self, ctx)
+        yield from gaps
+        for cluster in clusters:
+            offenses: dict[int, list[str]] = defaultdict(list)
+            facts = {}
+            unread = False
+            for ns in cluster.tenants:
+                rec = ns.record
+                applying = cluster.applying(rec)
+                problems = problems_of(applying)
+                if problems:
+                    unread = True
+                    reason = f"{rec.subject()}: policies could not be read in full: {'; '.join(problems)}"
+                    yield self.not_assessed(rec.subject(), reason, target=ns.target, expected=expected)
+                    continue
+                for view, rule in allow_rules(rec.name, rec.labels, "Egress", applying):
+                    for peer in rule.peers:
+                        hit = forbidden.peer_hit(peer)
+                        text = f"{rule.where} allows {peer.text} on {rule.ports_text()}: {hit}"
+                        if hit and text not in offenses[view.fact.id]:
+                            offenses[view.fact.id].append(text)
+                            facts[view.fact.id] = view
+            for fact_id, texts in offenses.items():
+                view = facts[fact_id]
+                yield self.failed(view.subject, expected, "; ".join(texts), view.fact, target=cluster.target)
+            if not offenses and not unread:
+                found = f"no egress allow rule of {len(cluster.tenants)} tenant namespace(s) covers them"
+                yield self.passed(
+                    f"{cluster.target}: tenant egress policies", expected, found, target=cluster.target
+                )

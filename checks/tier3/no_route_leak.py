@@ -1,0 +1,119 @@
+"""T3-NO-ROUTE-LEAK: nothing carries routes between a backend VRF and the rest of the network.
+
+For every backend VRF (see checks/tier3/_common.py):
+- no route-target it imports or exports is imported or exported by a non-backend VRF anywhere in the
+  audited network (a shared RT is how EVPN/MPLS VPNs leak routes); the address-family word ("evpn")
+  is ignored when comparing, `auto` RTs are derived per VRF and skipped;
+- no inter-VRF leak statement (EOS `router general` leaks and `egress-vrf` routes, NX-OS
+  `import/export vrf`), recorded by the normalizers on both VRFs they join;
+- no BGP neighbour whose address lies outside the backend CIDRs (unnumbered and peer-group peers have
+  no address to judge and are not reported).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import defaultdict
+from collections.abc import Iterable
+
+from auditor.enums import FactKind, Severity, TargetStatus, Tier
+from auditor.facts import BgpNeighbor, FactRecord, Vrf
+from auditor.store.reader import StoredFact
+from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.netutil import inside
+from checks.tier3._common import Backend, backend_devices, device_targets, unique
+
+NEEDS = frozenset({FactKind.VRF, FactKind.BGP_NEIGHBOR})
+
+
+def route_targets(vrf: Vrf) -> set[str]:
+    """The RT values of a VRF, address family dropped ("evpn 65000:1" -> "65000:1"), `auto` left out."""
+    values = {rt.split()[-1] for rt in [*vrf.route_targets_import, *vrf.route_targets_export] if rt.strip()}
+    return {v for v in values if v.lower() != "auto"}
+
+
+class BackendNoRouteLeak(Check):
+    meta = CheckMeta(
+        id="T3-NO-ROUTE-LEAK",
+        title="No route leaking into or out of backend VRFs",
+        tier=Tier.BACKEND,
+        severity=Severity.CRITICAL,
+        needs=NEEDS,
+        rationale=(
+            "A route-target shared with a frontend VRF, a leak statement or a BGP session to a router "
+            "outside the fabric joins the RDMA fabric to other networks even when no static route says so."
+        ),
+        remediation=(
+            "Give backend VRFs route-targets no other VRF uses, remove `leak routes` / `import vrf` "
+            "statements that touch them, and peer only with backend addresses."
+        ),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        backend = Backend.of(ctx)
+        if not backend.vrfs:
+            yield self.not_assessed(
+                "backend VRFs", "the intent names no backend VRF; declare intent.tiers.backend.vrfs"
+            )
+            return
+        ready, gaps = self.split_assessable(ctx, backend_devices(ctx), NEEDS)
+        yield from gaps
+        tiers = {t.name: t.tier for t in ready}
+        for t in device_targets(ctx):
+            if t.tier != Tier.BACKEND and t.status != TargetStatus.FAILED:
+                tiers[t.name] = t.tier
+        ours: list[StoredFact[Vrf]] = []
+        others: dict[str, list[StoredFact[Vrf]]] = defaultdict(list)  # RT -> non-backend VRFs using it
+        for v in ctx.facts.of(Vrf):
+            if v.target not in tiers:
+                continue
+            if backend.is_backend_vrf(v.record.name, tiers[v.target]):
+                ours.append(v)
+            else:
+                for rt in route_targets(v.record):
+                    others[rt].append(v)
+        peers: dict[tuple[str, str], list[StoredFact[BgpNeighbor]]] = defaultdict(list)
+        for n in ctx.facts.of(BgpNeighbor):
+            peers[(n.target, n.record.vrf)].append(n)
+        nets = backend.intent.networks()
+        expected = (
+            "no route-target shared with a non-backend VRF, no inter-VRF leak, "
+            f"BGP neighbours only in {', '.join(map(str, nets)) or 'the backend CIDRs (none declared)'}"
+        )
+        for v in sorted(ours, key=lambda f: f.record.subject()):
+            bad: list[tuple[str, StoredFact[FactRecord]]] = []
+            for rt in sorted(route_targets(v.record)):
+                for other in others.get(rt, []):
+                    bad.append((f"route-target {rt} also used by {other.record.subject()}", other))
+            for leak in v.record.leaks:
+                bad.append((f"leak: {leak}", v))
+            for n in peers[(v.target, v.record.name)]:
+                if _outside(n.record.peer, nets):
+                    bad.append(
+                        (
+                            f"BGP neighbour {n.record.peer} (AS {n.record.remote_as or '?'}) "
+                            "outside the backend CIDRs",
+                            n,
+                        )
+                    )
+            if bad:
+                found = "; ".join(text for text, _ in bad)
+                yield self.failed(
+                    v.record.subject(), expected, found, *unique([v, *(f for _, f in bad)]), target=v.target
+                )
+            else:
+                found = (
+                    f"{len(route_targets(v.record))} route-target(s) not shared, no leak, "
+                    f"{len(peers[(v.target, v.record.name)])} BGP neighbour(s) in backend space"
+                )
+                yield self.passed(v.record.subject(), expected, found, v, target=v.target)
+
+
+def _outside(peer: str, nets: list[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> bool:
+    try:
+        addr = ipaddress.ip_address(peer)
+    except ValueError:
+        return False  # unnumbered or peer-group: no address to judge
+    if addr.is_link_local:
+        return False  # IPv6 unnumbered peering: the address says nothing about the peer
+    return inside(str(addr), nets) is None

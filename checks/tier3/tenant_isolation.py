@@ -1,0 +1,176 @@
+"""T3-TENANT-ISOLATION: backend tenants are kept apart, on EVPN/VXLAN and on InfiniBand.
+
+EVPN/VXLAN: the tenant VRFs are the backend VRFs other than "default". Across every backend device,
+each tenant VRF has its own L3 VNI and its own route-targets: a VNI or RT (address family ignored)
+that two tenant VRFs share merges their routes. On a device that runs VXLAN (it has VNI facts), a
+tenant VRF without an L3 VNI is reported too: its routes do not travel in their own VNI.
+
+InfiniBand (IbPartition facts from OpenSM `partitions.conf` or NVIDIA UFM): every partition other
+than the default one (P_Key 0x7fff) is a tenant. Kept apart means:
+- in the default partition, end ports are limited members: a full (or both) member other than the
+  subnet manager (SELF) and the switches (ALL_SWITCHES) can talk to every limited member, i.e. to every
+  tenant's hosts;
+- no tenant partition lets the whole fabric in (ALL, ALL_CAS, ALL_ROUTERS as members);
+- no port GUID is a full member of two tenant partitions (it would bridge them).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from auditor.enums import FactKind, Severity, Tier
+from auditor.facts import FactRecord, IbPartition, Vrf, VxlanVni
+from auditor.store.reader import StoredFact
+from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.tier3._common import Backend, backend_devices, unique
+from checks.tier3.no_route_leak import route_targets
+
+NEEDS = frozenset({FactKind.VRF, FactKind.VXLAN_VNI})
+IB_NEEDS = frozenset({FactKind.IB_PARTITION})
+DEFAULT_PKEY = 0x7FFF
+FABRIC_WIDE = {"ALL", "ALL_CAS", "ALL_ROUTERS"}
+DEFAULT_FULL_OK = {"SELF", "ALL_SWITCHES"}
+
+
+class BackendTenantIsolation(Check):
+    meta = CheckMeta(
+        id="T3-TENANT-ISOLATION",
+        title="Backend tenants isolated: own L3 VNI and route-targets, own InfiniBand partition",
+        tier=Tier.BACKEND,
+        severity=Severity.CRITICAL,
+        needs=NEEDS | IB_NEEDS,
+        rationale=(
+            "Tenants sharing a GPU fabric must not reach each other's memory over RDMA. On EVPN/VXLAN that "
+            "rests on one L3 VNI and one set of route-targets per tenant VRF; on InfiniBand on one "
+            "partition key per tenant and limited membership in the default partition."
+        ),
+        remediation=(
+            "Give each tenant VRF a unique L3 VNI and route-targets; on InfiniBand give each tenant its own "
+            "P_Key, make end ports limited members of the default partition "
+            "(`Default=0x7fff : ALL=limited, SELF=full;`) and never list a host as a full member of two "
+            "tenants' partitions."
+        ),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        backend = Backend.of(ctx)
+        ready, gaps = self.split_assessable(ctx, backend_devices(ctx), NEEDS)
+        yield from gaps
+        yield from self._evpn(ctx, backend, {t.name for t in ready})
+        fabrics = [
+            t
+            for t in ctx.targets
+            if t.kind == "ib-fabric" or ctx.facts.covered(t.name, FactKind.IB_PARTITION)
+        ]
+        ib_ready, ib_gaps = self.split_assessable(ctx, fabrics, IB_NEEDS)
+        yield from ib_gaps
+        names = {t.name for t in ib_ready}
+        by_fabric: dict[str, list[StoredFact[IbPartition]]] = defaultdict(list)
+        for p in ctx.facts.of(IbPartition):
+            if p.target in names:
+                by_fabric[p.record.fabric].append(p)
+        for fabric in sorted(by_fabric):
+            yield from self._partitions(by_fabric[fabric])
+
+    def _evpn(self, ctx: CheckContext, backend: Backend, names: set[str]) -> Iterable[Finding]:
+        tenants = set(backend.tenant_vrfs())
+        vrfs: dict[str, list[StoredFact[Vrf]]] = defaultdict(list)
+        for v in ctx.facts.of(Vrf):
+            if v.target in names and v.record.name in tenants:
+                vrfs[v.record.name].append(v)
+        vxlan_devices: set[str] = set()
+        vnis: dict[str, dict[int, list[StoredFact[FactRecord]]]] = defaultdict(lambda: defaultdict(list))
+        for n in ctx.facts.of(VxlanVni):
+            if n.target in names:
+                vxlan_devices.add(n.target)
+                if n.record.vrf in tenants:
+                    vnis[n.record.vrf][n.record.vni].append(n)
+        for name, facts in vrfs.items():
+            for v in facts:
+                if v.record.l3_vni is not None:
+                    vnis[name][v.record.l3_vni].append(v)
+        rts: dict[str, dict[str, list[StoredFact[Vrf]]]] = defaultdict(lambda: defaultdict(list))
+        for name, facts in vrfs.items():
+            for v in facts:
+                for rt in route_targets(v.record):
+                    rts[name][rt].append(v)
+        expected = "an L3 VNI and route-targets of its own, shared with no other tenant VRF"
+        for name in sorted(vrfs):
+            problems: list[str] = []
+            evidence: list[StoredFact[FactRecord]] = list(vrfs[name])
+            for other in sorted(tenants - {name}):
+                shared_vnis = sorted(set(vnis[name]) & set(vnis[other]))
+                shared_rts = sorted(set(rts[name]) & set(rts[other]))
+                if shared_vnis:
+                    problems.append(f"L3 VNI {', '.join(map(str, shared_vnis))} shared with vrf {other}")
+                    evidence += [f for vni in shared_vnis for f in vnis[other][vni]]
+                if shared_rts:
+                    problems.append(f"route-target {', '.join(shared_rts)} shared with vrf {other}")
+                    evidence += [f for rt in shared_rts for f in rts[other][rt]]
+            mapped = {f.target for facts in vnis[name].values() for f in facts}
+            without = sorted(
+                v.target for v in vrfs[name] if v.target in vxlan_devices and v.target not in mapped
+            )
+            if without:
+                problems.append(f"no L3 VNI on {', '.join(without)} (VXLAN switches)")
+            own_vnis = ", ".join(map(str, sorted(vnis[name]))) or "none"
+            own_rts = ", ".join(sorted(rts[name])) or "none"
+            summary = f"L3 VNI {own_vnis}; route-targets {own_rts}; on {len(vrfs[name])} device(s)"
+            if problems:
+                yield self.failed(
+                    f"vrf {name}", expected, "; ".join(problems) + f" ({summary})", *unique(evidence)
+                )
+            else:
+                yield self.passed(f"vrf {name}", expected, summary, *vrfs[name])
+
+    def _partitions(self, partitions: list[StoredFact[IbPartition]]) -> Iterable[Finding]:
+        tenants = [p for p in partitions if not _is_default(p.record)]
+        full_in: dict[str, list[StoredFact[IbPartition]]] = defaultdict(list)
+        for p in tenants:
+            for m in p.record.members:
+                if m.membership in ("full", "both") and m.guid.upper() not in FABRIC_WIDE | DEFAULT_FULL_OK:
+                    full_in[m.guid.lower()].append(p)
+        for p in sorted(partitions, key=lambda f: f.record.pkey):
+            rec = p.record
+            problems: list[str] = []
+            related: list[StoredFact[FactRecord]] = [p]
+            if _is_default(rec):
+                expected = "end ports limited members (only SELF and ALL_SWITCHES full)"
+                full = [
+                    m
+                    for m in rec.members
+                    if m.membership != "limited" and m.guid.upper() not in DEFAULT_FULL_OK
+                ]
+                if full:
+                    problems.append(
+                        "full members in the default partition: "
+                        + ", ".join(f"{m.guid}={m.membership}" for m in full)
+                        + " (they reach every tenant's hosts)"
+                    )
+            else:
+                expected = (
+                    "members of this tenant only: no fabric-wide keyword, no full member of another tenant"
+                )
+                wide = [m for m in rec.members if m.guid.upper() in FABRIC_WIDE]
+                if wide:
+                    problems.append(
+                        f"the whole fabric is a member: {', '.join(f'{m.guid}={m.membership}' for m in wide)}"
+                    )
+                for m in rec.members:
+                    others = [o for o in full_in.get(m.guid.lower(), []) if o.id != p.id]
+                    if m.membership in ("full", "both") and others:
+                        names = ", ".join(o.record.name for o in others)
+                        problems.append(f"{m.guid} is also a full member of {names}")
+                        related += others
+            if problems:
+                yield self.failed(
+                    rec.subject(), expected, "; ".join(problems), *unique(related), target=p.target
+                )
+            else:
+                found = f"{len(rec.members)} member(s), none crossing tenants"
+                yield self.passed(rec.subject(), expected, found, p, target=p.target)
+
+
+def _is_default(p: IbPartition) -> bool:
+    return p.default or (p.pkey & DEFAULT_PKEY) == DEFAULT_PKEY

@@ -1,0 +1,1 @@
+"""Policies declared as code (`sources.declared`), collected for comparison with the live ones."""
