@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from collections.abc import Iterable
+from datetime import UTC, date, datetime
+from typing import Any
 
 from sqlalchemy import Engine
 
-from auditor.enums import RunStatus, Severity, Status, TargetStatus, Tier
+from auditor.config.models import Waiver
+from auditor.enums import RunStatus, Severity, Status, TargetStatus, Tier, WaiverState
+from auditor.evidence.verify import verify_run
+from auditor.pipeline.waivers import matches, stored_waivers, waiver_json
 from auditor.store.reader import RunReader
 from checks.base import Check
-from reports.model import CheckInfo, EvidenceRef, FindingInfo, ProblemInfo, ReportData, RunInfo, TargetInfo
+from reports.controls import control_matrix
+from reports.mappings import Framework, load_frameworks
+from reports.model import (
+    CheckInfo,
+    EvidenceRef,
+    FindingInfo,
+    Mismatch,
+    ProblemInfo,
+    ReportData,
+    RunInfo,
+    TargetInfo,
+    Verification,
+    WaiverInfo,
+    WaiverUse,
+)
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -18,7 +37,61 @@ def _utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def build_report_data(engine: Engine, run_id: int, checks: list[Check]) -> ReportData:
+def waiver_info(data: dict[str, Any] | Waiver) -> WaiverInfo:
+    raw = waiver_json(data) if isinstance(data, Waiver) else data
+    return WaiverInfo(
+        check=str(raw["check"]),
+        target=str(raw["target"]),
+        subject=str(raw["subject"]),
+        owner=str(raw["owner"]),
+        reason=str(raw["reason"]),
+        expires=date.fromisoformat(str(raw["expires"])),
+    )
+
+
+def waiver_uses(config: dict[str, Any], started: datetime, findings: list[FindingInfo]) -> list[WaiverUse]:
+    """Each waiver of the run's config: in force or expired on the run's date, and what it matched.
+
+    Waivers in force count the findings that carry them; expired ones the failures they would cover."""
+    as_of = (_utc(started) or started).date()
+    uses = []
+    for i, w in enumerate(stored_waivers(config)):
+        info = waiver_info(w)
+        if w.expires >= as_of:
+            matched = sum(1 for f in findings if f.waiver == info)
+            state = WaiverState.ACTIVE
+        else:
+            matched = sum(
+                1
+                for f in findings
+                if f.status is Status.FAIL
+                and f.waiver is None
+                and matches(w, f.check_id, f.target, f.subject)
+            )
+            state = WaiverState.EXPIRED
+        uses.append(WaiverUse(i, info, state, matched))
+    return uses
+
+
+def verification(engine: Engine, run_id: int) -> Verification:
+    """Recompute the chain now, so the pack says whether its evidence still matches the seal."""
+    result = verify_run(engine, run_id)
+    first = result.mismatches[0] if result.mismatches else None
+    return Verification(
+        verified=result.ok,
+        captures_checked=result.captures_checked,
+        mismatch=Mismatch(first.what, first.detail, first.seq, first.target, first.source) if first else None,
+    )
+
+
+def build_report_data(
+    engine: Engine,
+    run_id: int,
+    checks: list[Check],
+    frameworks: Iterable[Framework] | None = None,
+    *,
+    verify: bool = True,
+) -> ReportData:
     reader = RunReader(engine, run_id)
     run = reader.run_row()
     by_id = {c.meta.id: c.meta for c in checks}
@@ -56,6 +129,7 @@ def build_report_data(engine: Engine, run_id: int, checks: list[Check]) -> Repor
                 found=f.found,
                 fact_ids=list(f.fact_ids),
                 evidence=refs,
+                waiver=waiver_info(f.waiver) if f.waiver else None,
             )
         )
     used = sorted({f.check_id for f in findings} | set(by_id))
@@ -86,6 +160,7 @@ def build_report_data(engine: Engine, run_id: int, checks: list[Check]) -> Repor
                 status=TargetStatus(t.status),
                 reason=t.reason,
                 captures=counts.get(t.id, 0),
+                notes=[str(n) for n in t.notes or []],
             )
             for t in reader.targets()
         ],
@@ -97,4 +172,7 @@ def build_report_data(engine: Engine, run_id: int, checks: list[Check]) -> Repor
         problems=[ProblemInfo(p.target, p.location, p.message, p.hint) for p in reader.problems()],
         generated_at=datetime.now(UTC),
         summary=ReportData.summarize(findings),
+        controls=control_matrix(load_frameworks() if frameworks is None else frameworks, findings),
+        waivers=waiver_uses(run.config, run.started_at, findings),
+        verification=verification(engine, run_id) if verify else None,
     )

@@ -17,12 +17,18 @@ from typing import Any
 from auditor.enums import Severity, Status, Tier
 from reports.model import (
     CheckInfo,
+    CheckOutcome,
     EvidenceRef,
     FindingInfo,
+    FrameworkResult,
     ProblemInfo,
     ReportData,
+    RequirementResult,
     RunInfo,
     TargetInfo,
+    Verification,
+    WaiverInfo,
+    WaiverUse,
 )
 
 # Orders come from the enums' declaration order (tier 1..3 then cross; critical..info), not the alphabet.
@@ -92,6 +98,7 @@ def _target(t: TargetInfo) -> dict[str, Any]:
         "status": t.status.value,
         "reason": t.reason,
         "captures": t.captures,
+        "notes": list(t.notes),
     }
 
 
@@ -126,7 +133,68 @@ def _finding(f: FindingInfo) -> dict[str, Any]:
         "evidence": [
             _evidence(e) for e in sorted(f.evidence, key=lambda e: (e.seq, e.sha256, e.source, e.origin))
         ],
+        "waiver": _waiver(f.waiver) if f.waiver is not None else None,
     }
+
+
+def _waiver(w: WaiverInfo) -> dict[str, Any]:
+    return {
+        "check": w.check,
+        "target": w.target,
+        "subject": w.subject,
+        "owner": w.owner,
+        "reason": w.reason,
+        "expires": w.expires.isoformat(),
+    }
+
+
+def _waiver_use(u: WaiverUse) -> dict[str, Any]:
+    return {"index": u.index, **_waiver(u.waiver), "state": u.state.value, "matched": u.matched}
+
+
+def _counts(counts: dict[Status, int]) -> dict[str, int]:
+    return {s.value: counts.get(s, 0) for s in Status}
+
+
+def _check_outcome(c: CheckOutcome) -> dict[str, Any]:
+    return {"check_id": c.check_id, "evaluated": c.evaluated, "counts": _counts(c.counts), "waived": c.waived}
+
+
+def _requirement(r: RequirementResult) -> dict[str, Any]:
+    total = {s: sum(c.counts.get(s, 0) for c in r.checks) for s in Status}
+    return {
+        "id": r.id,
+        "title": r.title,
+        "note": r.note,
+        "result": r.result.value,
+        "counts": _counts(total),
+        "waived": sum(c.waived for c in r.checks),
+        "checks": [_check_outcome(c) for c in r.checks],
+    }
+
+
+def _framework(fw: FrameworkResult) -> dict[str, Any]:
+    return {
+        "key": fw.key,
+        "framework": fw.framework,
+        "title": fw.title,
+        "version": fw.version,
+        "source": fw.source,
+        "requirements": [_requirement(r) for r in fw.requirements],
+    }
+
+
+def _verification(v: Verification | None) -> dict[str, Any] | None:
+    """null when the report was built without recomputing the chain (e.g. from data outside a store)."""
+    if v is None:
+        return None
+    m = v.mismatch
+    mismatch = (
+        {"what": m.what, "detail": m.detail, "seq": m.seq, "target": m.target, "source": m.source}
+        if m
+        else None
+    )
+    return {"verified": v.verified, "captures_checked": v.captures_checked, "mismatch": mismatch}
 
 
 def _problem(p: ProblemInfo) -> dict[str, Any]:
@@ -147,6 +215,9 @@ def build_document(data: ReportData) -> dict[str, Any]:
             _problem(p)
             for p in sorted(data.problems, key=lambda p: (p.target or "", p.location, p.message, p.hint))
         ],
+        "controls": [_framework(fw) for fw in sorted(data.controls, key=lambda fw: fw.key)],
+        "waivers": [_waiver_use(u) for u in sorted(data.waivers, key=lambda u: u.index)],
+        "verification": _verification(data.verification),
     }
 
 

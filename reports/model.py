@@ -5,11 +5,23 @@ Renderers (JSON, PDF, and later OSCAL, CSV, JUnit) only format this; they never 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
+from enum import StrEnum
 
-from auditor.enums import RunStatus, Severity, Status, TargetStatus, Tier
+from auditor.enums import RunStatus, Severity, Status, TargetStatus, Tier, WaiverState
 
-REPORT_SCHEMA_VERSION = "1.0"
+REPORT_SCHEMA_VERSION = "1.1"
+
+
+class RequirementStatus(StrEnum):
+    """A requirement's result: the worst outcome of its checks. WAIVED: its only failures are waived."""
+
+    FAIL = "FAIL"
+    ERROR = "ERROR"
+    NOT_ASSESSED = "NOT_ASSESSED"
+    WAIVED = "WAIVED"
+    PASS = "PASS"  # noqa: S105 (a status, not a password)
+    NOT_APPLICABLE = "NOT_APPLICABLE"
 
 
 @dataclass(frozen=True)
@@ -32,6 +44,7 @@ class TargetInfo:
     status: TargetStatus
     reason: str | None
     captures: int
+    notes: list[str] = field(default_factory=list)  # e.g. an explicit SSH host-key opt-out
 
 
 @dataclass(frozen=True)
@@ -42,6 +55,28 @@ class EvidenceRef:
     sha256: str
     source: str
     origin: str
+
+
+@dataclass(frozen=True)
+class WaiverInfo:
+    """The waiver that applied to a failing finding: an accepted risk, with an owner and an end date."""
+
+    check: str
+    target: str
+    subject: str
+    owner: str
+    reason: str
+    expires: date
+
+
+@dataclass(frozen=True)
+class WaiverUse:
+    """A configured waiver as the run saw it: in force or expired on the run's date, and its matches."""
+
+    index: int
+    waiver: WaiverInfo
+    state: WaiverState
+    matched: int
 
 
 @dataclass(frozen=True)
@@ -58,6 +93,11 @@ class FindingInfo:
     found: str
     fact_ids: list[int]
     evidence: list[EvidenceRef]
+    waiver: WaiverInfo | None = None  # set on a FAIL that a waiver in force covers
+
+    @property
+    def waived(self) -> bool:
+        return self.waiver is not None
 
 
 @dataclass(frozen=True)
@@ -88,6 +128,55 @@ class RunInfo:
 
 
 @dataclass(frozen=True)
+class CheckOutcome:
+    """One mapped check's findings in this run; `evaluated` is False when the check did not run."""
+
+    check_id: str
+    evaluated: bool
+    counts: dict[Status, int]
+    waived: int
+
+
+@dataclass(frozen=True)
+class RequirementResult:
+    """A framework requirement, the checks that evidence it, and the worst of their outcomes."""
+
+    id: str
+    title: str
+    note: str
+    checks: list[CheckOutcome]
+    result: RequirementStatus
+
+
+@dataclass(frozen=True)
+class FrameworkResult:
+    key: str
+    framework: str
+    title: str
+    version: str
+    source: str
+    requirements: list[RequirementResult]
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    what: str
+    detail: str
+    seq: int | None
+    target: str | None
+    source: str | None
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The evidence chain recomputed when the report was built: every hash, the chain, seal and digests."""
+
+    verified: bool
+    captures_checked: int
+    mismatch: Mismatch | None  # the first thing that did not match
+
+
+@dataclass(frozen=True)
 class ReportData:
     run: RunInfo
     targets: list[TargetInfo]
@@ -97,6 +186,9 @@ class ReportData:
     generated_at: datetime
     schema_version: str = REPORT_SCHEMA_VERSION
     summary: dict[str, dict[str, int]] = field(default_factory=dict)  # tier -> status -> count
+    controls: list[FrameworkResult] = field(default_factory=list)
+    waivers: list[WaiverUse] = field(default_factory=list)
+    verification: Verification | None = None  # None: not verified (e.g. rendered outside a store)
 
     @staticmethod
     def summarize(findings: list[FindingInfo]) -> dict[str, dict[str, int]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, HRFlowable, Paragraph, Spacer, Table, TableStyle
 
-from auditor.enums import Status, TargetStatus, Tier
+from auditor.enums import Status, TargetStatus, Tier, WaiverState
 from reports.json_report import TIER_ORDER, summary_counts
 from reports.model import ReportData
 from reports.pdf.styles import (
@@ -34,17 +34,54 @@ def status_totals(data: ReportData) -> dict[Status, int]:
     return {s: sum(row[s.value] for row in grid.values()) for s in Status}
 
 
-def verdict(totals: dict[Status, int]) -> tuple[str, Status]:
-    """The headline: failures outrank gaps, gaps outrank passes; never 'pass' on missing evidence."""
-    if totals[Status.FAIL]:
+def verdict(totals: dict[Status, int], waived: int = 0) -> tuple[str, Status]:
+    """The headline: failures outrank gaps, gaps outrank passes; never 'pass' on missing evidence.
+
+    Waived failures (accepted risks) do not make the headline FAILURES FOUND, but they are named."""
+    if totals[Status.FAIL] > waived:
         return "FAILURES FOUND", Status.FAIL
     if totals[Status.ERROR]:
         return "INCOMPLETE: CHECKS IN ERROR", Status.ERROR
     if totals[Status.NOT_ASSESSED]:
         return "INCOMPLETE: EVIDENCE MISSING", Status.NOT_ASSESSED
+    if waived:
+        return f"PASS WITH {waived:,} WAIVED FAILURE{'S' if waived > 1 else ''}", Status.NOT_ASSESSED
     if totals[Status.PASS]:
         return "ALL ASSESSED CHECKS PASS", Status.PASS
     return "NO APPLICABLE FINDINGS", Status.NOT_APPLICABLE
+
+
+def waived_count(data: ReportData) -> int:
+    return sum(1 for f in data.findings if f.waived)
+
+
+def chain_text(data: ReportData) -> tuple[str, Status]:
+    """Whether the evidence chain verified when this pack was built, and the first mismatch if not."""
+    v = data.verification
+    if v is None:
+        return (
+            "NOT VERIFIED: the chain was not recomputed for this report (run `auditor verify`)",
+            Status.ERROR,
+        )
+    if v.verified:
+        return (
+            f"CHAIN VERIFIED at report time: {v.captures_checked:,} captures, seal and digests recomputed",
+            (Status.PASS),
+        )
+    m = v.mismatch
+    where = f" at capture #{m.seq} ({m.target}: {m.source})" if m is not None and m.seq is not None else ""
+    detail = f"{m.what}{where}: {m.detail}" if m is not None else "unknown mismatch"
+    return f"CHAIN NOT VERIFIED: {detail}", Status.FAIL
+
+
+def _waivers_text(data: ReportData) -> str:
+    waived = waived_count(data)
+    expired = [u for u in data.waivers if u.state is WaiverState.EXPIRED]
+    text = f"{waived:,} failing finding{'s' if waived != 1 else ''} waived"
+    text += f" by {len(data.waivers) - len(expired)} waiver(s) in force" if data.waivers else ""
+    if expired:
+        text += f"; {len(expired)} waiver(s) EXPIRED and no longer applied (section 6)"
+    return esc(text)
 
 
 def _kv_table(rows: list[tuple[str, str]], styles: Styles, width: float, *, mono: bool = False) -> Table:
@@ -94,9 +131,11 @@ def _targets_text(data: ReportData) -> str:
 
 def _banner(data: ReportData, styles: Styles, width: float) -> Table:
     totals = status_totals(data)
-    headline, status = verdict(totals)
+    waived = waived_count(data)
+    headline, status = verdict(totals, waived)
     detail = " · ".join(
-        f"{totals[s]} {STATUS_LABEL[s]}" for s in sorted(Status, key=STATUS_PRIORITY.__getitem__)
+        f"{totals[s]} {STATUS_LABEL[s]}" + (f" ({waived} waived)" if s is Status.FAIL and waived else "")
+        for s in sorted(Status, key=STATUS_PRIORITY.__getitem__)
     )
     body = [
         [
@@ -138,10 +177,14 @@ def cover_page(data: ReportData, styles: Styles, width: float) -> list[Flowable]
         ("Normalized facts", f"{run.fact_count:,}"),
         ("Findings", f"{len(data.findings):,} from {len(data.checks):,} checks"),
         ("Evidence gaps", f"{len(data.problems):,}"),
+        ("Waivers", _waivers_text(data)),
         ("Report schema", esc(data.schema_version)),
     ]
     run_table = _kv_table(run_rows, styles, width)
     run_table.setStyle(TableStyle([("BACKGROUND", (1, 1), (1, 1), RUN_STATUS_BG[run.status])]))
+    chain, chain_status = chain_text(data)
+    chain_table = _kv_table([("Evidence chain", f"<b>{esc(chain)}</b>")], styles, width)
+    chain_table.setStyle(TableStyle([("BACKGROUND", (1, 0), (1, 0), STATUS_BG[chain_status])]))
     return [
         Spacer(1, 18 * mm),
         Paragraph("SEGMENTATION AUDITOR · EVIDENCE PACK", styles.eyebrow),
@@ -158,6 +201,7 @@ def cover_page(data: ReportData, styles: Styles, width: float) -> list[Flowable]
         run_table,
         Spacer(1, 6),
         Paragraph("Integrity", styles.h2),
+        chain_table,
         _kv_table(_digest_rows(data, per_line), styles, width, mono=True),
         Spacer(1, 6),
         Paragraph(

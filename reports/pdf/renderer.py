@@ -26,6 +26,7 @@ from reportlab.platypus import (
 from reports.json_report import output_path, write_atomic
 from reports.model import ReportData
 from reports.pdf.canvas import MARGIN_X, PageStamp, StampedCanvas
+from reports.pdf.controls import control_matrix_section, waivers_section
 from reports.pdf.cover import cover_page
 from reports.pdf.styles import Styles
 from reports.pdf.summary import summary_section
@@ -129,6 +130,10 @@ def build_story(data: ReportData, styles: Styles) -> list[Flowable]:
         story.append(targets_table(data.targets, styles, wide_w))
     else:
         story.append(Paragraph("No targets were planned for this run.", styles.body))
+    story += [PageBreak(), Heading("5. Control matrix", styles.h1, "controls")]
+    story += control_matrix_section(data, styles, wide_w)
+    story += [Spacer(1, 14), CondPageBreak(140), Heading("6. Waivers", styles.h1, "waivers")]
+    story += waivers_section(data, styles, wide_w)
     story += [PageBreak(), Heading("Appendix A. Checks evaluated", styles.h1, "checks")]
     if data.checks:
         story.append(checks_table(data.checks, data.findings, styles, wide_w))

@@ -139,4 +139,13 @@ class Styles:
             )
             for s in Status
         }
+        self.badge_waived = _style(  # a waived FAIL: an accepted risk, tinted like a gap, not a failure
+            "badge_waived",
+            fontName=FONT_BOLD,
+            fontSize=7,
+            leading=8.6,
+            textColor=STATUS_FG[Status.NOT_ASSESSED],
+            backColor=STATUS_BG[Status.NOT_ASSESSED],
+            borderPadding=(1.5, 2, 2, 2),
+        )
         self.banner = _style("banner", fontName=FONT_BOLD, fontSize=11, leading=14, textColor=INK)

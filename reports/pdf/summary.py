@@ -5,12 +5,15 @@ still reads when printed in greyscale."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table, TableStyle
 
 from auditor.enums import Severity, Status, Tier
 from reports.json_report import summary_counts
 from reports.model import ReportData
-from reports.pdf.cover import verdict
+from reports.pdf.controls import framework_summary
+from reports.pdf.cover import verdict, waived_count
 from reports.pdf.styles import (
     FONT_BOLD,
     INK,
@@ -38,11 +41,14 @@ GRID_STYLE = [
 ]
 
 
-def tier_result(row: dict[str, int], declared: bool) -> tuple[str, Status | None]:
+def tier_result(row: dict[str, int], declared: bool, waived: int = 0) -> tuple[str, Status | None]:
     """A worded result per tier, so the row has a label besides its colour."""
     if sum(row.values()) == 0:
         return ("NOT DECLARED" if not declared else "NO FINDINGS"), None
-    text, status = verdict({s: row[s.value] for s in Status})
+    counts = {s: row[s.value] for s in Status}
+    text, status = verdict(counts, waived)
+    if status is Status.NOT_ASSESSED and not counts[Status.NOT_ASSESSED]:
+        return "WAIVED", status  # only accepted risks stand between this tier and a pass
     short = {
         Status.FAIL: "FAIL",
         Status.ERROR: "ERROR",
@@ -68,9 +74,10 @@ def tier_table(data: ReportData, styles: Styles, width: float) -> Table:
         ("ALIGN", (1, 1), (-1, -1), "CENTER"),
         ("FONTNAME", (-1, 1), (-1, -1), FONT_BOLD),
     ]
+    waived = Counter(f.tier for f in data.findings if f.waived)
     for r, tier in enumerate(Tier, start=1):
         row = grid[tier.value]
-        label, result = tier_result(row, tier in declared)
+        label, result = tier_result(row, tier in declared, waived[tier])
         cells: list[object] = [Paragraph(esc(TIER_LABEL[tier]), styles.cell_left)]
         for c, status in enumerate(Status, start=1):
             n = row[status.value]
@@ -89,7 +96,9 @@ def tier_table(data: ReportData, styles: Styles, width: float) -> Table:
             ]
         rows.append(cells)
     totals = [sum(grid[t.value][s.value] for t in Tier) for s in Status]
-    overall, overall_status = tier_result({s.value: n for s, n in zip(Status, totals, strict=True)}, True)
+    overall, overall_status = tier_result(
+        {s.value: n for s, n in zip(Status, totals, strict=True)}, True, sum(waived.values())
+    )
     rows.append(["Total", *[str(n) for n in totals], str(sum(totals)), overall])
     if overall_status is not None:
         commands.append(("TEXTCOLOR", (-1, -1), (-1, -1), STATUS_FG[overall_status]))
@@ -149,6 +158,18 @@ def legend_table(styles: Styles, width: float) -> Table:
             ("BACKGROUND", (0, r), (0, r), STATUS_BG[status]),
             ("ROWBACKGROUNDS", (1, 1), (1, -1), [WHITE, ZEBRA]),
         ]
+    rows.append(
+        [
+            Paragraph("<b>FAIL · WAIVED</b>", styles.cell),
+            Paragraph(
+                "A failure covered by a waiver in force: an accepted risk with an owner, a reason and an "
+                "end date. Still a FAIL in every count, but it does not fail the run; once expired it "
+                "counts again.",
+                styles.cell,
+            ),
+        ]
+    )
+    commands.append(("BACKGROUND", (0, len(rows) - 1), (0, len(rows) - 1), STATUS_BG[Status.NOT_ASSESSED]))
     table = Table(rows, colWidths=[100, width - 100], hAlign="LEFT")
     table.setStyle(TableStyle(commands))
     return table
@@ -164,10 +185,26 @@ def summary_section(data: ReportData, styles: Styles, width: float) -> list[Flow
             styles.body,
         ),
         tier_table(data, styles, width),
+        *_waived_note(data, styles),
         Spacer(1, 6),
+        *framework_summary(data, styles, width),
         Paragraph("Findings needing attention, by severity", styles.h2),
         severity_table(data, styles),
         Spacer(1, 6),
         Paragraph("Status legend", styles.h2),
         legend_table(styles, width),
+    ]
+
+
+def _waived_note(data: ReportData, styles: Styles) -> list[Flowable]:
+    waived = waived_count(data)
+    if not waived:
+        return []
+    return [
+        Spacer(1, 3),
+        Paragraph(
+            f"{waived:,} of the FAIL findings above are waived: accepted risks with an owner and an end date "
+            "(section 6). They stay FAIL in every count, but do not fail the run.",
+            styles.note,
+        ),
     ]

@@ -155,7 +155,19 @@ def _found_markup(f: FindingInfo) -> str:
     markup = esc(f.found, limit=TEXT_LIMIT)
     if f.message and f.message != f.found:
         markup += _muted(f"<i>{esc(f.message, limit=SHORT_LIMIT)}</i>")
+    if f.waiver is not None:
+        w = f.waiver
+        markup += _muted(
+            f"<b>waived</b> by {esc(w.owner, limit=SHORT_LIMIT)} until {w.expires.isoformat()}: "
+            f"{esc(w.reason, limit=SHORT_LIMIT)}"
+        )
     return markup
+
+
+def _status_cell(f: FindingInfo, styles: Styles, shared: _SharedCells) -> Cell:
+    if f.waiver is not None:
+        return shared.get("FAIL<br/>WAIVED", styles.badge_waived)
+    return shared.get(esc(STATUS_LABEL[f.status]), styles.badge[f.status])
 
 
 def findings_table(findings: Sequence[FindingInfo], styles: Styles, width: float) -> Table:
@@ -181,7 +193,7 @@ def findings_table(findings: Sequence[FindingInfo], styles: Styles, width: float
                 str(i),
                 shared.get(_check_markup(f.check_id, f.title), styles.cell),
                 f"{TIER_SHORT[f.tier]}\n{f.severity.value.upper()}",
-                shared.get(esc(STATUS_LABEL[f.status]), styles.badge[f.status]),
+                _status_cell(f, styles, shared),
                 Cell(_subject_markup(f), styles.cell),
                 shared.get(esc(f.expected, limit=TEXT_LIMIT), styles.cell),
                 Cell(_found_markup(f), styles.cell),
@@ -213,9 +225,17 @@ def problems_table(problems: Sequence[ProblemInfo], styles: Styles, width: float
     return table
 
 
+def _reason_markup(t: TargetInfo) -> str:
+    """The collection failure reason, then the collector's notes (e.g. a host-key check opt-out)."""
+    if not t.notes:
+        return esc(t.reason, limit=TEXT_LIMIT)
+    notes = "<br/>".join(f"<b>note:</b> {esc(n, limit=SHORT_LIMIT)}" for n in t.notes)
+    return (esc(t.reason, limit=TEXT_LIMIT) + "<br/>" if t.reason else "") + notes
+
+
 def targets_table(targets: Sequence[TargetInfo], styles: Styles, width: float) -> Table:
     """Every planned target and how its collection went (anything but ok limits what was assessed)."""
-    names = ["Target", "Kind", "Platform", "Tier", "Role", "Collection", "Captures", "Reason"]
+    names = ["Target", "Kind", "Platform", "Tier", "Role", "Collection", "Captures", "Reason / notes"]
     rows: list[Row] = [_header(names, styles)]
     extra: list[tuple[object, ...]] = []
     for i, t in enumerate(sorted(targets, key=lambda t: (t.name, t.kind)), start=1):
@@ -228,7 +248,7 @@ def targets_table(targets: Sequence[TargetInfo], styles: Styles, width: float) -
                 Cell(esc(t.role), styles.cell),
                 Cell(f"<b>{esc(t.status.value.upper())}</b>", styles.cell),
                 Cell(f"{t.captures:,}", styles.cell),
-                Cell(esc(t.reason, limit=TEXT_LIMIT), styles.cell),
+                Cell(_reason_markup(t), styles.cell),
             ]
         )
         extra.append(("BACKGROUND", (5, i), (5, i), TARGET_STATUS_BG[t.status]))

@@ -7,9 +7,11 @@ undeclared tier (NOT_APPLICABLE), and evidence references with real-looking sha2
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
-from auditor.enums import RunStatus, Severity, Status, TargetStatus, Tier
+from auditor.enums import RunStatus, Severity, Status, TargetStatus, Tier, WaiverState
+from reports.controls import control_matrix
+from reports.mappings import Framework
 from reports.model import (
     CheckInfo,
     EvidenceRef,
@@ -18,6 +20,9 @@ from reports.model import (
     ReportData,
     RunInfo,
     TargetInfo,
+    Verification,
+    WaiverInfo,
+    WaiverUse,
 )
 
 STARTED = datetime(2025, 3, 14, 9, 26, 53, tzinfo=UTC)
@@ -31,6 +36,69 @@ def sha(text: str) -> str:
 
 
 CHAIN_HEAD = sha("chain-head-run-4217")
+
+WAIVER = WaiverInfo(
+    check="T1-OOB-MGMT-FROM-JUMP-ONLY",
+    target="be-leaf1.example",
+    subject="* acl MGMT-IN",
+    owner="netops@example.com",
+    reason="Corporate LAN SSH kept until the jump-host rollout (CHG-4711)",
+    expires=date(2025, 6, 30),
+)
+EXPIRED_WAIVER = WaiverInfo(
+    check="T2-NS-DEFAULT-DENY",
+    target="prod-k8s",
+    subject="namespace tenant-*",
+    owner="platform@example.com",
+    reason="Egress default-deny rollout in progress",
+    expires=date(2025, 1, 31),
+)
+HOST_KEY_NOTE = (
+    "SSH host-key verification disabled by the operator for this target (insecure_host_keys: true)"
+)
+
+# Two small frameworks over the sample checks, so every requirement result appears: FAIL, ERROR,
+# NOT_ASSESSED (from a gap and from a check that did not run), WAIVED, PASS and NOT_APPLICABLE.
+FRAMEWORKS = [
+    Framework.model_validate(
+        {
+            "key": "soc2",
+            "framework": "SOC 2",
+            "title": "Trust Services Criteria",
+            "version": "2017 TSC",
+            "source": "https://www.aicpa-cima.com/resources/download/2017-trust-services-criteria",
+            "requirements": [
+                {
+                    "id": "CC6.1",
+                    "title": "Logical access & segmentation",
+                    "check_ids": ["T3-VRF-NO-DEFAULT-ROUTE"],
+                },
+                {"id": "CC6.6", "title": "Boundary protection", "check_ids": ["T1-OOB-MGMT-FROM-JUMP-ONLY"]},
+                {"id": "CC6.7", "title": "Restricted transmission", "check_ids": ["T2-EGRESS-VIA-PROXY"]},
+                {
+                    "id": "CC7.2",
+                    "title": "Anomaly monitoring",
+                    "check_ids": ["X-FLOWS-NO-CROSS-TIER"],
+                    "note": "flow logs reviewed against the tiers",
+                },
+            ],
+        }
+    ),
+    Framework.model_validate(
+        {
+            "key": "nist-sp-800-53r5",
+            "framework": "NIST SP 800-53",
+            "title": "Security and Privacy Controls",
+            "version": "Revision 5",
+            "source": "https://doi.org/10.6028/NIST.SP.800-53r5",
+            "requirements": [
+                {"id": "CM-6", "title": "Configuration settings", "check_ids": ["T3-MTU-JUMBO"]},
+                {"id": "SC-7(5)", "title": "Deny by default", "check_ids": ["T2-NS-DEFAULT-DENY"]},
+                {"id": "AU-9", "title": "Protect audit information", "check_ids": ["X-FLOW-LOGS-IMMUTABLE"]},
+            ],
+        }
+    ),
+]
 
 CHECKS: list[CheckInfo] = [
     CheckInfo(
@@ -103,6 +171,7 @@ TARGETS: list[TargetInfo] = [
         TargetStatus.PARTIAL,
         "show interface timed out after 30 s; 11 of 12 commands captured",
         11,
+        [HOST_KEY_NOTE],
     ),
     TargetInfo(
         "oob-sw1.example",
@@ -248,6 +317,7 @@ def sample_findings() -> list[FindingInfo]:
                 _ref(18, "show running-config", "be-leaf1.example"),
                 _ref(19, "show ip access-lists | json", "be-leaf1.example"),
             ],
+            WAIVER,
         ),
         FindingInfo(
             "T2-NS-DEFAULT-DENY",
@@ -351,6 +421,12 @@ def make_report_data(findings: list[FindingInfo] | None = None) -> ReportData:
         problems=list(PROBLEMS),
         generated_at=GENERATED,
         summary=ReportData.summarize(fs),
+        controls=control_matrix(FRAMEWORKS, fs),
+        waivers=[
+            WaiverUse(0, WAIVER, WaiverState.ACTIVE, sum(1 for f in fs if f.waiver == WAIVER)),
+            WaiverUse(1, EXPIRED_WAIVER, WaiverState.EXPIRED, 1),
+        ],
+        verification=Verification(verified=True, captures_checked=54, mismatch=None),
     )
 
 

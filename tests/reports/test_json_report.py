@@ -19,7 +19,13 @@ from reports.base import ReportRenderer, report_registry
 from reports.json_report import JsonReport, iso_utc
 from reports.model import ReportData
 from reports.schema import load_report_schema
-from tests.reports.sample_data import CHAIN_HEAD, RUN_ID, make_report_data, sample_findings
+from tests.reports.sample_data import (
+    CHAIN_HEAD,
+    HOST_KEY_NOTE,
+    RUN_ID,
+    make_report_data,
+    sample_findings,
+)
 
 TIERS = ["oob", "frontend", "backend", "cross"]
 SEVERITIES = ["critical", "high", "medium", "low", "info"]
@@ -60,13 +66,16 @@ def test_rendered_report_validates(doc: dict[str, Any], validator: Draft202012Va
         "checks",
         "findings",
         "problems",
+        "controls",
+        "waivers",
+        "verification",
     ]
 
 
 def test_run_round_trips(doc: dict[str, Any]) -> None:
     data = make_report_data()
     run = doc["run"]
-    assert doc["schema_version"] == "1.0"
+    assert doc["schema_version"] == "1.1"
     assert doc["generated_at"] == "2025-03-14T09:41:07Z"
     assert run["id"] == RUN_ID
     assert run["chain_head"] == CHAIN_HEAD
@@ -100,6 +109,19 @@ def test_every_finding_round_trips(doc: dict[str, Any]) -> None:
         assert [(e["seq"], e["sha256"], e["source"], e["origin"]) for e in out["evidence"]] == sorted(
             (e.seq, e.sha256, e.source, e.origin) for e in f.evidence
         )
+        if f.waiver is None:
+            assert out["waiver"] is None
+        else:
+            assert out["status"] == "FAIL"
+            assert out["waiver"] == {
+                "check": f.waiver.check,
+                "target": f.waiver.target,
+                "subject": f.waiver.subject,
+                "owner": f.waiver.owner,
+                "reason": f.waiver.reason,
+                "expires": f.waiver.expires.isoformat(),
+            }
+    assert sum(1 for f in doc["findings"] if f["waiver"]) == 1
 
 
 def test_targets_checks_and_problems_round_trip(doc: dict[str, Any]) -> None:
@@ -111,6 +133,8 @@ def test_targets_checks_and_problems_round_trip(doc: dict[str, Any]) -> None:
         assert out["tier"] == (t.tier.value if t.tier else None)
         assert (out["kind"], out["platform"], out["role"]) == (t.kind, t.platform, t.role)
         assert (out["reason"], out["captures"]) == (t.reason, t.captures)
+        assert out["notes"] == t.notes
+    assert targets["be-spine1.example"]["notes"] == [HOST_KEY_NOTE]
     assert [t["name"] for t in doc["targets"]] == sorted(t.name for t in data.targets)
     assert [c["id"] for c in doc["checks"]] == sorted(c.id for c in data.checks)
     assert {c["id"]: c["remediation"] for c in doc["checks"]} == {c.id: c.remediation for c in data.checks}
@@ -164,7 +188,7 @@ def test_output_is_utf8_two_space_indented_with_final_newline(tmp_path: Path) ->
     text = raw.decode("utf-8")
     assert text.endswith("}\n")
     assert not text.endswith("\n\n")
-    assert text.startswith('{\n  "schema_version": "1.0",\n')
+    assert text.startswith('{\n  "schema_version": "1.1",\n')
     assert "Knoten-Zürich 节点 <a&b>" in text  # not \u-escaped
 
 
@@ -225,6 +249,15 @@ def _mutations() -> list[tuple[str, Any]]:
         ("negative count", set_in(["summary", "oob", "PASS"], -1)),
         ("summary missing a status", delete(["summary", "cross", "ERROR"])),
         ("schema major 2", set_in(["schema_version"], "2.0")),
+        ("waiver on a pass", set_in(["findings", 0, "status"], "PASS")),
+        ("waiver without owner", delete(["findings", 0, "waiver", "owner"])),
+        ("waiver date with time", set_in(["findings", 0, "waiver", "expires"], "2025-06-30T00:00:00Z")),
+        ("1.1 without controls", delete(["controls"])),
+        ("1.1 target without notes", delete(["targets", 0, "notes"])),
+        ("1.1 finding without waiver", delete(["findings", 1, "waiver"])),
+        ("unknown requirement result", set_in(["controls", 0, "requirements", 0, "result"], "PARTIAL")),
+        ("unknown waiver state", set_in(["waivers", 0, "state"], "revoked")),
+        ("verification without mismatch", delete(["verification", "mismatch"])),
     ]
 
 
@@ -234,6 +267,9 @@ def test_invalid_documents_fail_validation(
 ) -> None:
     bad = copy.deepcopy(doc)
     assert bad["findings"][0]["evidence"], "fixture: first finding needs evidence"
+    # the waiver mutations address findings[0]: put the waived finding there (the schema has no order)
+    bad["findings"].sort(key=lambda f: f["waiver"] is None)
+    assert bad["findings"][0]["waiver"] and bad["findings"][0]["evidence"]
     mutate(bad)
     with pytest.raises(ValidationError):
         validator.validate(bad)

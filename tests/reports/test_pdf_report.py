@@ -14,9 +14,20 @@ from pypdf import PdfReader
 
 from auditor.enums import Status, Tier
 from reports.base import ReportRenderer, report_registry
+from reports.model import Mismatch, Verification
 from reports.pdf.renderer import PdfReport
 from reports.pdf.text import esc, hex_lines
-from tests.reports.sample_data import CHAIN_HEAD, RUN_ID, make_report_data, many_findings, sample_findings
+from tests.reports.sample_data import (
+    CHAIN_HEAD,
+    EXPIRED_WAIVER,
+    FRAMEWORKS,
+    HOST_KEY_NOTE,
+    RUN_ID,
+    WAIVER,
+    make_report_data,
+    many_findings,
+    sample_findings,
+)
 
 TIER_ROWS = {
     Tier.OOB: "Tier 1 · Out-of-band",
@@ -237,3 +248,69 @@ def test_two_thousand_findings_with_long_texts(tmp_path: Path) -> None:
     last = reader.pages[-1].extract_text() or ""
     assert f"Page {pages} of {pages}" in last
     assert "Appendix A. Checks evaluated" in last
+
+
+def test_cover_says_the_chain_verified_and_counts_waivers(sample_text: list[str]) -> None:
+    cover = " ".join(sample_text[0].split())
+    assert "CHAIN VERIFIED at report time: 54 captures" in cover
+    assert "1 failing finding waived by 1 waiver(s) in force" in cover
+    assert "1 waiver(s) EXPIRED" in cover
+    assert "5 FAIL (1 waived)" in cover
+
+
+def test_cover_names_the_first_mismatch_when_the_chain_does_not_verify(tmp_path: Path) -> None:
+    bad = Verification(
+        False, 7, Mismatch("capture", "content hash 1a2b != 3c4d", 7, "be-leaf2", "running-config")
+    )
+    unchecked = PdfReport().render(
+        dataclasses.replace(make_report_data(), verification=None), tmp_path / "n.pdf"
+    )
+    assert "NOT VERIFIED" in page_texts(unchecked)[0]
+    out = PdfReport().render(dataclasses.replace(make_report_data(), verification=bad), tmp_path / "v.pdf")
+    cover = " ".join(page_texts(out)[0].split())
+    assert "CHAIN NOT VERIFIED: capture at capture #7 (be-leaf2: running-config)" in cover
+    assert "content hash 1a2b != 3c4d" in cover
+    assert "CHAIN VERIFIED" not in cover.replace("CHAIN NOT VERIFIED", "")
+
+
+def test_waived_failure_is_marked_with_owner_and_end_date(sample_text: list[str]) -> None:
+    findings = squash(next(t for t in sample_text if "2. Findings" in t))
+    assert "FAILWAIVED" in findings
+    assert squash(f"waived by {WAIVER.owner} until 2025-06-30: {WAIVER.reason}") in findings
+
+
+def test_control_matrix_per_framework(sample_text: list[str]) -> None:
+    text = "\n".join(sample_text)
+    assert "5. Control matrix" in text
+    body = squash(text[text.index("5. Control matrix") : text.index("6. Waivers")])
+    for fw in FRAMEWORKS:
+        assert squash(f"{fw.framework}: {fw.title}") in body
+        for req in fw.requirements:
+            assert squash(req.id) in body
+    assert squash("T1-OOB-MGMT-FROM-JUMP-ONLY: 1 FAIL (1 waived)") in body
+    assert squash("X-FLOWS-NO-CROSS-TIER: not evaluated in this run") in body
+    for result in ("FAIL", "WAIVED", "ERROR", "NOT ASSESSED"):
+        assert squash(result) in body
+    glance = squash(next(t for t in sample_text if "1. Summary" in t))
+    assert "Controlframeworksataglance" in glance and "SOC22017TSC" in glance
+
+
+def test_waivers_section_lists_in_force_and_expired(sample_text: list[str]) -> None:
+    text = "\n".join(sample_text)
+    section = squash(text[text.index("6. Waivers") :])
+    for w in (WAIVER, EXPIRED_WAIVER):
+        assert squash(w.owner) in section and squash(w.reason) in section and squash(w.subject) in section
+    assert "INFORCE" in section and "EXPIRED" in section
+
+
+def test_target_notes_are_shown(sample_text: list[str]) -> None:
+    assert squash(f"note: {HOST_KEY_NOTE}") in squash("".join(sample_text))
+
+
+def test_all_failures_waived_reads_as_pass_with_waivers(tmp_path: Path) -> None:
+    data = make_report_data()
+    kept = [f for f in data.findings if f.waived or f.status is Status.PASS]
+    out = PdfReport().render(dataclasses.replace(data, findings=kept), tmp_path / "w.pdf")
+    cover = " ".join(page_texts(out)[0].split())
+    assert "PASS WITH 1 WAIVED FAILURE" in cover
+    assert "FAILURES FOUND" not in cover
