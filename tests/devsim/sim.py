@@ -53,6 +53,7 @@ class DevSim:
         self._thread.start()
         self._ssh: list[Any] = []
         self._eapi: list[Any] = []
+        self._held: list[socket.socket] = []
 
     def __enter__(self) -> DevSim:
         return self
@@ -74,10 +75,14 @@ class DevSim:
         return device
 
     def closed_port(self) -> int:
-        """A loopback port nothing listens on (connection refused)."""
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            return int(s.getsockname()[1])
+        """A loopback port that refuses connections for the simulator's lifetime.
+
+        The socket stays bound but never listens, so no other server (another test worker's device, say)
+        can take the port and turn "unreachable" into some other failure."""
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self._held.append(s)
+        return int(s.getsockname()[1])
 
     def known_hosts(self, exclude: tuple[str, ...] = ()) -> Path:
         """A known_hosts file with the host key of every SSH device except `exclude`."""
@@ -112,6 +117,9 @@ class DevSim:
             self._thread.join(timeout=10)
         self._ssh.clear()
         self._eapi.clear()
+        for held in self._held:
+            held.close()
+        self._held.clear()
         if check:
             bad = self.violations()
             assert not bad, f"devices received commands outside the read-only allowlist: {bad}"
