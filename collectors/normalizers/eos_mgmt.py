@@ -4,8 +4,12 @@ Readings of EOS defaults (a running-config omits them):
 - SSH listens in the default VRF unless `management ssh` / `shutdown`; telnet, eAPI, gNMI and
   NETCONF are off until configured. A fact is emitted for each service in the default VRF either way,
   so "disabled" is stated, not inferred from absence.
-- In `management ssh|telnet|api http-commands`, the top-level `shutdown` is the service's switch;
+- In `management api http-commands` (and telnet), the top-level `shutdown` is the service's switch;
   a `vrf X` sub-block enables it in X only with `no shutdown` there (and the service on).
+- In `management ssh`, EOS's documentation leaves open whether the top-level `shutdown` also stops the
+  `vrf X` servers or only the default VRF's. An auditor must not hide a listener, so the reading is the
+  conservative one: the top-level switch governs the default VRF, and `vrf X` / `no shutdown` means SSH
+  listens in X. (A false "listens" is a finding someone checks; a false "off" hides a management plane.)
 - gNMI and NETCONF listen per `transport grpc|ssh NAME` (in its `vrf`, default VRF if none).
 - SNMP answers in each `snmp-server vrf X`, and in the default VRF when a community, user or host
   is configured and `no snmp-server vrf default` is absent.
@@ -57,7 +61,7 @@ def parse_management(ctx: Context, config: Config) -> tuple[list[MgmtService], l
     out = _Collector(ctx)
     blocks = {node.text: node for node in config.nodes}
     for header, (service, default_on) in _BLOCKS.items():
-        _vrf_service(out, service, blocks.get(header), default_on)
+        _vrf_service(out, service, blocks.get(header), default_on, vrfs_independent=service == "ssh")
     for header, (service, transport) in _TRANSPORTS.items():
         _transport_service(out, service, blocks.get(header), transport)
     _snmp(out, config)
@@ -81,7 +85,9 @@ def _shutdown(node: Node, default: bool) -> bool:
     return state
 
 
-def _vrf_service(out: _Collector, service: Service, block: Node | None, default_on: bool) -> None:
+def _vrf_service(
+    out: _Collector, service: Service, block: Node | None, default_on: bool, vrfs_independent: bool = False
+) -> None:
     if block is None:
         out.service(service, "default", default_on, None)
         return
@@ -107,7 +113,8 @@ def _vrf_service(out: _Collector, service: Service, block: Node | None, default_
     out.service(service, "default", default_vrf_on, acls.get("default"))
     for vrf, vrf_block in vrf_blocks.items():
         if vrf != "default":
-            out.service(service, vrf, on and not _shutdown(vrf_block, default=True), acls.get(vrf))
+            vrf_on = (on or vrfs_independent) and not _shutdown(vrf_block, default=True)
+            out.service(service, vrf, vrf_on, acls.get(vrf))
 
 
 def _transport_service(out: _Collector, service: Service, block: Node | None, transport: str) -> None:

@@ -1097,6 +1097,18 @@ def test_ssh_shutdown_and_snmp_default_vrf_off() -> None:
     assert services[("snmp", "default")] is False
 
 
+def test_ssh_vrf_listener_is_not_hidden_by_the_top_level_shutdown() -> None:
+    """Conservative reading: `vrf X / no shutdown` means SSH listens in X; eAPI still needs the service on."""
+    text = (
+        "management ssh\n   shutdown\n   !\n   vrf FRONTEND\n      no shutdown\n!\n"
+        "management api http-commands\n   shutdown\n   !\n   vrf FRONTEND\n      no shutdown\nend\n"
+    )
+    services = {(s.service, s.vrf): s.enabled for s in facts_of(parse(text), MgmtService)}
+    assert services[("ssh", "default")] is False
+    assert services[("ssh", "FRONTEND")] is True
+    assert services[("eapi", "FRONTEND")] is False
+
+
 def test_comment_blocks_are_not_configuration() -> None:
     text = (
         "interface Ethernet1\n   comment\n   shutdown\n   no switchport\n   EOF\n   description real\nend\n"
