@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# NAPALM getters run on every platform that has a NAPALM driver. Capture format "napalm.<getter>",
-# content = json.dumps(result, sort_keys=True), source = "napalm <driver> <getter>", no meta["command"].
+# NAPALM getters run on every platform that has a NAPALM driver, in one session, stored as ONE capture
+# of format "napalm.getters": content = {getter: result} as sorted JSON (a getter the driver lacks is left
+# out), source = "napalm <driver> <getters...>", no meta["command"]. One capture, because an interface's
+# state, addresses and VRF come from three getters and a fact rests on a single capture.
 # get_config is deliberately NOT run: NAPALM strips header lines from the config it returns, so the
 # running config is captured verbatim instead, with `show running-config` (see RUNNING_CONFIG_FORMAT),
 # as "<platform>.running-config" with meta["command"] = "show running-config". One fetch, exact bytes.
@@ -43,8 +45,8 @@ class Command:
     covers: str  # what it is read for (documentation, and the permissions list)
 
 
-# The running config is stored in the platform's own running-config format as well as napalm.get_config,
-# so the existing running-config normalizers read live evidence the same way as offline evidence.
+# The running config is stored in the platform's own running-config format, so the running-config
+# normalizers read live evidence the same way as offline evidence.
 RUNNING_CONFIG_FORMAT: dict[str, str] = {
     "eos": "eos.running-config",
     "nxos": "nxos.running-config",

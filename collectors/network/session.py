@@ -6,7 +6,7 @@ CollectionError that keeps whatever was already collected.
 
 from __future__ import annotations
 
-import json
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterator
@@ -34,6 +34,7 @@ from collectors.network.credentials import Login
 from collectors.network.drivers import napalm_driver
 from collectors.network.hostkeys import Trust
 from collectors.network.retry import classify, with_retries
+from collectors.normalizers.napalm import bundle_content
 
 log = logging.getLogger(__name__)
 # paramiko and pyeapi log every failed connection at ERROR with a traceback; the collector reports the
@@ -181,12 +182,24 @@ def _napalm_plan(job: DeviceJob) -> tuple[Callable[[], Any], Callable[[Any], Non
         drv.open()
         return drv
 
+    # Each getter is its own step (a failing getter costs only itself, a dropped session resumes at the
+    # getter it cut off); their results are stored together, as ONE capture, by the bundle step: an
+    # interface's state, addresses and VRF come from three getters and a fact rests on one capture.
+    results: dict[str, Any] = {}
+
     def getter_step(getter: str) -> Step:
-        def step(drv: Any) -> RawCapture:
-            content = json.dumps(getattr(drv, getter)(), sort_keys=True).encode()
-            return _capture(job, f"napalm.{getter}", f"napalm {driver_name} {getter}", content, None)
+        def step(drv: Any) -> None:
+            # A driver that lacks the getter raises NotImplementedError: those facts come from the config.
+            with contextlib.suppress(NotImplementedError):
+                results[getter] = getattr(drv, getter)()
 
         return getter, step
+
+    def bundle_step(_drv: Any) -> RawCapture | None:
+        if not results:
+            return None
+        source = f"napalm {driver_name} {' '.join(g for g in NAPALM_GETTERS if g in results)}"
+        return _capture(job, "napalm.getters", source, bundle_content(results), None)
 
     prefetched: dict[str, str] = {}
 
@@ -201,7 +214,7 @@ def _napalm_plan(job: DeviceJob) -> tuple[Callable[[], Any], Callable[[Any], Non
 
     commands = [("show running-config", RUNNING_CONFIG_FORMAT[job.platform])]
     commands += [(c.command, c.format) for c in commands_for(job.platform)]
-    steps = [getter_step(g) for g in NAPALM_GETTERS]
+    steps = [getter_step(g) for g in NAPALM_GETTERS] + [("napalm getters", bundle_step)]
     if driver_name == "eos":
         steps.append(("eAPI batch", _eapi_batch([c for c, _ in commands], prefetched)))
     steps += [cli_step(c, f) for c, f in commands]

@@ -9,10 +9,9 @@ unexpected failure costs that family, never the capture.
 from __future__ import annotations
 
 from auditor.capture import RawCapture
-from auditor.enums import FactKind
 from auditor.facts import FactRecord
 from auditor.facts.network import Acl, AclBinding, Interface, MgmtService, QosInterface, Vlan
-from auditor.normalize import NormalizeResult
+from auditor.normalize import RUNNING_CONFIG_COVERS, NormalizeResult
 from collectors.normalizers.live_common import context_of, decode_text, device_fact, finish, guard, load_json
 from collectors.normalizers.sonic_acl import read_acls, read_mgmt
 from collectors.normalizers.sonic_db import build_db
@@ -20,21 +19,7 @@ from collectors.normalizers.sonic_interfaces import read_interfaces
 from collectors.normalizers.sonic_qos import read_qos
 from collectors.normalizers.sonic_routing import Routing, read_routing
 
-COVERS = frozenset(
-    {
-        FactKind.DEVICE,
-        FactKind.INTERFACE,
-        FactKind.VRF,
-        FactKind.VLAN,
-        FactKind.VXLAN_VNI,
-        FactKind.ROUTE,
-        FactKind.BGP_NEIGHBOR,
-        FactKind.ACL,
-        FactKind.ACL_BINDING,
-        FactKind.MGMT_SERVICE,
-        FactKind.QOS_INTERFACE,
-    }
-)
+COVERS = RUNNING_CONFIG_COVERS
 
 
 def normalize_config_db(capture: RawCapture) -> NormalizeResult:

@@ -89,13 +89,13 @@ def check_common(caps: dict[str, RawCapture], dev: Any) -> None:
 )
 def test_eos_getters_over_eapi_match_napalm_expected(collected: Collected, getter: str) -> None:
     _, caps, _ = collected["eos"]
-    assert json.loads(caps[f"napalm.{getter}"].content) == expected("eos", getter)
-    assert caps[f"napalm.{getter}"].source == f"napalm eos {getter}"
+    assert json.loads(caps["napalm.getters"].content)[getter] == expected("eos", getter)
+    assert caps["napalm.getters"].source == f"napalm eos {' '.join(NAPALM_GETTERS)}"
 
 
 def test_eos_capture_set_and_exact_bytes(collected: Collected) -> None:
     dev, caps, _ = collected["eos"]
-    facts = json.loads(caps["napalm.get_facts"].content)
+    facts = json.loads(caps["napalm.getters"].content)["get_facts"]
     assert (facts["hostname"], facts["fqdn"], facts["os_version"], facts["model"]) == (
         "be-leaf1",
         "be-leaf1.example",
@@ -107,7 +107,7 @@ def test_eos_capture_set_and_exact_bytes(collected: Collected) -> None:
     for cmd in commands_for("eos"):
         assert caps[cmd.command].format == "eos.show-json"
         assert json.loads(caps[cmd.command].content) == json.loads(dev.text[cmd.command])
-    assert {f"napalm.{g}" for g in NAPALM_GETTERS} <= set(caps)
+    assert set(json.loads(caps["napalm.getters"].content)) == set(NAPALM_GETTERS)
     check_common(caps, dev)
 
 
@@ -117,7 +117,7 @@ def test_eos_capture_set_and_exact_bytes(collected: Collected) -> None:
 )
 def test_nxos_getters_over_ssh_match_napalm_expected(collected: Collected, getter: str) -> None:
     _, caps, _ = collected["nxos_ssh"]
-    got = json.loads(caps[f"napalm.{getter}"].content)
+    got = json.loads(caps["napalm.getters"].content)[getter]
     want = expected("nxos_ssh", getter)
     if getter == "get_interfaces":  # last_flapped is relative to "now" in NAPALM's parser
         for d in (got, want):
@@ -128,7 +128,7 @@ def test_nxos_getters_over_ssh_match_napalm_expected(collected: Collected, gette
 
 def test_nxos_capture_set(collected: Collected) -> None:
     dev, caps, _ = collected["nxos_ssh"]
-    facts = json.loads(caps["napalm.get_facts"].content)
+    facts = json.loads(caps["napalm.getters"].content)["get_facts"]
     assert (facts["hostname"], facts["os_version"], facts["vendor"]) == ("be-leaf2", "16.1(2.133b)", "Cisco")
     assert caps["show running-config"].format == "nxos.running-config"
     assert b"hostname be-leaf2" in caps["show running-config"].content
@@ -142,19 +142,19 @@ def test_nxos_capture_set(collected: Collected) -> None:
 
 def test_ios_collects_getters_and_textfsm_commands(collected: Collected) -> None:
     dev, caps, _ = collected["ios"]
-    vrfs = json.loads(caps["napalm.get_network_instances"].content)
+    vrfs = json.loads(caps["napalm.getters"].content)["get_network_instances"]
     assert vrfs["opsnet"]["state"]["route_distinguisher"] == "10283:1021312690"
     assert vrfs["Mgmt-intf"]["type"] == "L3VRF"
-    assert json.loads(caps["napalm.get_lldp_neighbors"].content) == {
+    assert json.loads(caps["napalm.getters"].content)["get_lldp_neighbors"] == {
         "GigabitEthernet1": [{"port": "Gi2/0", "hostname": "MDB CSCT"}]
     }
-    facts = json.loads(caps["napalm.get_facts"].content)
+    facts = json.loads(caps["napalm.getters"].content)["get_facts"]
     assert (facts["serial_number"], facts["model"], facts["fqdn"]) == (
         "FHK0922W0JC",
         "WS-C2950T-48-SI",
         "c2950.example.com",
     )
-    vlans = json.loads(caps["napalm.get_vlans"].content)
+    vlans = json.loads(caps["napalm.getters"].content)["get_vlans"]
     assert vlans["3"]["name"] == "Vlan3"
     assert "TenGigabitEthernet1/3/7" in vlans["3"]["interfaces"]
     assert caps["show running-config"].format == "ios.running-config"

@@ -3,6 +3,7 @@ cannot pass; host keys and TLS certificates are verified unless a device explici
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +150,8 @@ def test_unparsable_getter_output_costs_that_getter_only(sim: DevSim, tmp_path: 
     _, got = run(config([entry(sim, dev)], tmp_path))
     problems = [g for g in got if not isinstance(g, RawCapture)]
     assert len(problems) == 1 and problems[0].message.startswith("get_vlans:")
-    formats = {g.format for g in got if isinstance(g, RawCapture)}
-    assert "napalm.get_vlans" not in formats
-    assert {"napalm.get_facts", "napalm.get_interfaces", "nxos.running-config", "nxos.show-json"} <= formats
+    captures = {g.format: g for g in got if isinstance(g, RawCapture)}
+    assert {"napalm.getters", "nxos.running-config", "nxos.show-json"} <= set(captures)
+    bundled = json.loads(captures["napalm.getters"].content)
+    assert "get_vlans" not in bundled
+    assert {"get_facts", "get_interfaces", "get_interfaces_ip", "get_network_instances"} <= set(bundled)
