@@ -12,6 +12,14 @@ from reports.base import report_registry
 from reports.build import build_report_data
 
 
+def check_formats(formats: Iterable[str]) -> None:
+    """Fail before any collection when a requested report format is not installed (exit 2, not a
+    finished run without its report)."""
+    registry = report_registry()
+    for fmt in formats:
+        registry.get(fmt)
+
+
 def render_reports(engine: Engine, run_id: int, formats: Iterable[str], output: Path) -> list[Path]:
     registry = report_registry()
     data = build_report_data(engine, run_id, [c for _, c in check_registry().items()])

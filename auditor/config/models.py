@@ -354,7 +354,9 @@ class AuditConfig(_Strict):
     waivers: list[Waiver] = []
     store: str = "sqlite:///auditor.db"
     output: Path = Path("audit-output")
-    reports: list[Literal["json", "pdf"]] = ["json", "pdf"]
+    reports: list[str] = Field(
+        default=["json", "pdf"], description="report formats: json, pdf, csv, junit, or a plugin's"
+    )
     scope: str = Field(default="", description="free text for the report cover: what is audited and why")
     base_dir: Path = Field(default=Path("."), exclude=True)
 

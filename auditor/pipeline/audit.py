@@ -22,7 +22,7 @@ from auditor.store.engine import open_store
 from auditor.store.writer import RunWriter, Seal
 from checks.base import check_registry
 from collectors.base import Collector, Plan, TargetSpec, collector_registry
-from reports.render import render_reports
+from reports.render import check_formats, render_reports
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,8 @@ def run_audit(
     collectors: dict[str, Collector] = {name: cls() for name, cls in collector_registry().items()}
     checks = [c for _, c in check_registry().items()]
     normalizers = normalizer_registry()
+    if render:
+        check_formats(config.reports)
     plan = plan_targets(config, collectors)
     snapshot, digest = config_snapshot(config)
     writer = RunWriter.start(engine, config=snapshot, config_sha256=digest, scope=config.scope)
