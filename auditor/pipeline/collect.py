@@ -19,6 +19,8 @@ from collectors.base import Collector, TargetSpec
 
 log = logging.getLogger(__name__)
 DEFAULT_WORKERS = 16
+QUEUE_ITEMS = 256  # bounded: workers wait when the writer is this far behind (memory stays bounded)
+BATCH_ITEMS = 64  # at most this many queued items share one store transaction
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ class _Collection:
         self.collectors = collectors
         self.writer = writer
         self.normalizers = normalizers
-        self.items: queue.Queue[_Item] = queue.Queue(maxsize=256)
+        self.items: queue.Queue[_Item] = queue.Queue(maxsize=QUEUE_ITEMS)
         self.stop = threading.Event()
 
     def put(self, item: _Item) -> None:
@@ -98,6 +100,16 @@ class _Collection:
         if item.done:
             self.finish(out, item.failure)
 
+    def drain(self) -> list[_Item]:
+        """The next item (waiting for it) and whatever else is already queued, up to BATCH_ITEMS."""
+        batch = [self.items.get()]
+        while len(batch) < BATCH_ITEMS:
+            try:
+                batch.append(self.items.get_nowait())
+            except queue.Empty:
+                break
+        return batch
+
     def finish(self, out: TargetOutcome, failure: str | None) -> None:
         if failure is not None:
             out.status = TargetStatus.PARTIAL if out.captures else TargetStatus.FAILED
@@ -121,19 +133,20 @@ def collect_targets(
     workers: int = DEFAULT_WORKERS,
 ) -> dict[str, TargetOutcome]:
     """Collect every target; whatever one target does, the others go on and nothing fetched is lost."""
-    outcomes = {
-        t.name: TargetOutcome(
-            writer.add_target(
-                kind=t.kind.value,
-                name=t.name,
-                platform=t.platform,
-                tier=t.tier.value if t.tier else None,
-                role=t.role,
-                notes=list(t.notes) or None,
+    with writer.batch():  # one transaction for all targets, not one each
+        outcomes = {
+            t.name: TargetOutcome(
+                writer.add_target(
+                    kind=t.kind.value,
+                    name=t.name,
+                    platform=t.platform,
+                    tier=t.tier.value if t.tier else None,
+                    role=t.role,
+                    notes=list(t.notes) or None,
+                )
             )
-        )
-        for t in targets
-    }
+            for t in targets
+        }
     run = _Collection(collectors, writer, normalizers)
     pool = ThreadPoolExecutor(
         max_workers=max(1, min(workers, len(targets) or 1)), thread_name_prefix="collect"
@@ -143,11 +156,16 @@ def collect_targets(
         for spec in targets:
             pool.submit(run.work, spec)
         while remaining:
-            item = run.items.get()
-            run.consume(item, outcomes[item.target])
-            if item.done:
-                remaining -= 1
-                progress.target_done(item.target, outcomes[item.target].status == TargetStatus.OK)
+            batch = run.drain()
+            # One transaction per drained batch: each capture still lands with its facts (the batch
+            # lands whole or not at all), in arrival order, and a target is reported done once stored.
+            with writer.batch():
+                for item in batch:
+                    run.consume(item, outcomes[item.target])
+            for item in batch:
+                if item.done:
+                    remaining -= 1
+                    progress.target_done(item.target, outcomes[item.target].status == TargetStatus.OK)
     except BaseException:
         run.stop.set()  # interrupted: workers stop at their next capture; what was written stays
         pool.shutdown(wait=False, cancel_futures=True)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import getpass
 import socket
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.orm import Session
 
 from auditor import __version__
@@ -18,8 +19,11 @@ from auditor.enums import RunStatus, TargetStatus
 from auditor.evidence.chain import LinkInput, genesis_hash, link_hash, sha256_hex
 from auditor.facts import FactRecord
 from auditor.normalize import Problem as ProblemRecord
-from auditor.store.digests import facts_digest, findings_digest
+from auditor.store.digests import findings_digest
 from auditor.store.models import Capture, Fact, Finding, Problem, Run, Target
+from auditor.store.running_digest import RunningFactsDigest
+
+DIGEST_EVERY = 5_000  # facts: the running facts digest reads back what was committed in steps this big
 
 
 def utcnow() -> datetime:
@@ -78,6 +82,8 @@ class RunWriter:
         self._prev = genesis
         self._seq = 0
         self._facts = 0
+        self._conn: Connection | None = None  # the open batch's transaction, if any
+        self._digest = RunningFactsDigest(run_id)
 
     @classmethod
     def start(cls, engine: Engine, *, config: dict[str, Any], config_sha256: str, scope: str) -> RunWriter:
@@ -103,6 +109,39 @@ class RunWriter:
             run.genesis = genesis
         return cls(engine, run_id, genesis)
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """One transaction around several writes (captures with their facts, problems, target states).
+
+        A run of thousands of captures spends most of its store time opening and committing
+        transactions; the collection's writer thread drains whatever is queued into one batch. The
+        batch lands whole or not at all, so a capture never lands without its facts, and on failure
+        the chain head goes back to the last committed link, so the seal names what is stored."""
+        if self._conn is not None:  # nested: part of the open batch
+            yield
+            return
+        saved = (self._prev, self._seq, self._facts)
+        try:
+            with self.engine.begin() as conn:
+                self._conn = conn
+                try:
+                    yield
+                finally:
+                    self._conn = None
+        except BaseException:
+            self._prev, self._seq, self._facts = saved
+            raise
+        if self._facts - self._digest.count >= DIGEST_EVERY:
+            with self.engine.connect() as conn:
+                self._digest.advance(conn)
+
+    @contextmanager
+    def _tx(self) -> Iterator[Connection]:
+        """The open batch's connection, or a batch of this one write."""
+        with self.batch():
+            assert self._conn is not None
+            yield self._conn
+
     def add_target(
         self,
         *,
@@ -113,19 +152,20 @@ class RunWriter:
         role: str | None = None,
         notes: list[str] | None = None,
     ) -> int:
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             result = conn.execute(
-                insert(Target).values(
-                    run_id=self.run_id,
-                    kind=kind,
-                    name=name,
-                    platform=platform,
-                    tier=tier,
-                    role=role,
-                    notes=notes,
-                    status=TargetStatus.PENDING.value,
-                    started_at=utcnow(),
-                )
+                insert(Target),
+                {
+                    "run_id": self.run_id,
+                    "kind": kind,
+                    "name": name,
+                    "platform": platform,
+                    "tier": tier,
+                    "role": role,
+                    "notes": notes,
+                    "status": TargetStatus.PENDING.value,
+                    "started_at": utcnow(),
+                },
             )
             return int(result.inserted_primary_key[0])  # type: ignore[index]
 
@@ -135,7 +175,7 @@ class RunWriter:
         values: dict[str, Any] = {"status": status.value, "reason": reason, "finished_at": utcnow()}
         if notes is not None:
             values["notes"] = notes
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             conn.execute(update(Target).where(Target.id == target_id).values(**values))
 
     def ingest(
@@ -148,7 +188,8 @@ class RunWriter:
         facts: Sequence[FactRecord],
         problems: Sequence[ProblemRecord] = (),
     ) -> StoredCapture:
-        """Append one (already redacted) capture to the chain, with its facts and problems, atomically."""
+        """Append one (already redacted) capture to the chain, with its facts and problems, atomically
+        (in the open batch's transaction when there is one)."""
         seq = self._seq + 1
         external = capture.content_uri is not None and capture.content_sha256 is not None
         content_sha = capture.content_sha256 or "" if external else sha256_hex(capture.content)
@@ -169,26 +210,28 @@ class RunWriter:
                 redactions=redactions,
             ),
         )
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
+            # Parameters, not .values(): the statement compiles once and is reused from the cache.
             result = conn.execute(
-                insert(Capture).values(
-                    run_id=self.run_id,
-                    seq=seq,
-                    target_id=target_id,
-                    format=capture.format,
-                    source=capture.source,
-                    origin=capture.origin,
-                    collected_at=capture.collected_at,
-                    meta=dict(capture.meta),
-                    content=None if external else capture.content,
-                    content_uri=capture.content_uri,
-                    size=size,
-                    content_sha256=content_sha,
-                    prev_hash=self._prev,
-                    link_hash=link,
-                    redactions=redactions,
-                    redaction_kinds=redaction_kinds,
-                )
+                insert(Capture),
+                {
+                    "run_id": self.run_id,
+                    "seq": seq,
+                    "target_id": target_id,
+                    "format": capture.format,
+                    "source": capture.source,
+                    "origin": capture.origin,
+                    "collected_at": capture.collected_at,
+                    "meta": dict(capture.meta),
+                    "content": None if external else capture.content,
+                    "content_uri": capture.content_uri,
+                    "size": size,
+                    "content_sha256": content_sha,
+                    "prev_hash": self._prev,
+                    "link_hash": link,
+                    "redactions": redactions,
+                    "redaction_kinds": redaction_kinds,
+                },
             )
             capture_id = int(result.inserted_primary_key[0])  # type: ignore[index]
             if facts:
@@ -208,14 +251,14 @@ class RunWriter:
                 )
             if problems:
                 self._insert_problems(conn, target_id, capture_id, problems)
-        self._prev, self._seq = link, seq
-        self._facts += len(facts)
+            self._prev, self._seq = link, seq  # undone by batch() if the transaction fails
+            self._facts += len(facts)
         return StoredCapture(id=capture_id, seq=seq, content_sha256=content_sha, link_hash=link)
 
     def add_problems(self, target_id: int | None, problems: Iterable[ProblemRecord]) -> None:
         problems = list(problems)
         if problems:
-            with self.engine.begin() as conn:
+            with self._tx() as conn:
                 self._insert_problems(conn, target_id, None, problems)
 
     def _insert_problems(
@@ -247,7 +290,8 @@ class RunWriter:
     def seal(self, status: RunStatus, reason: str | None = None) -> Seal:
         """Record the chain head and the digests of facts and findings; after this the run is immutable."""
         with self.engine.begin() as conn:
-            f_digest, fact_count = facts_digest(conn, self.run_id)
+            self._digest.advance(conn)  # the facts committed since the last step (see running_digest.py)
+            f_digest, fact_count = self._digest.hexdigest(), self._digest.count
             g_digest, finding_count = findings_digest(conn, self.run_id)
             conn.execute(
                 update(Run)
