@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
 
 from auditor.capture import RawCapture
 from auditor.enums import FactKind
+from auditor.errors import PluginError
 from auditor.facts import Coverage, FactRecord
 from auditor.registry import Registry
 
@@ -66,5 +69,59 @@ def _validate_normalizer(name: str, entry: object) -> Normalizer:
     return entry
 
 
-def normalizer_registry() -> Registry[Normalizer]:
-    return Registry[Normalizer]("auditor.normalizers", validate=_validate_normalizer).load_entry_points()
+class NormalizerRegistry(Registry[Normalizer]):
+    """Normalizers by format, registered through entry points like every plugin, but each imported only
+    when a capture of its format first arrives: the parsers behind them (ciscoconfparse2, TextFSM,
+    DuckDB, ...) cost seconds of start-up, and an audit of one platform needs one or two of them.
+
+    Thread-safe: collection workers ask for normalizers concurrently. A plugin that cannot be imported
+    fails the captures of its format (each gets a Problem naming the plugin), not the whole run."""
+
+    def __init__(self) -> None:
+        super().__init__("auditor.normalizers", validate=_validate_normalizer)
+        self._pending: dict[str, EntryPoint] = {}
+        self._lock = threading.Lock()
+
+    def load_entry_points(self) -> NormalizerRegistry:
+        """Note every entry point of the group; nothing is imported yet (see `get`)."""
+        for ep in sorted(entry_points(group=self.group), key=lambda e: e.name):
+            if ep.name not in self._entries and ep.name not in self._pending:
+                self._pending[ep.name] = ep
+        return self
+
+    def get(self, name: str) -> Normalizer:
+        if name in self._entries:
+            return self._entries[name]
+        with self._lock:
+            ep = self._pending.get(name)
+            if ep is not None and name not in self._entries:
+                try:
+                    obj = ep.load()
+                except Exception as exc:
+                    raise PluginError(f"{self.group}: cannot load {name!r} from {ep.value}: {exc}") from exc
+                self.register(name, obj)
+                del self._pending[name]
+        return super().get(name)
+
+    def load_all(self) -> NormalizerRegistry:
+        """Import every registered normalizer now (a broken plugin raises PluginError naming it)."""
+        for name in list(self._pending):
+            self.get(name)
+        return self
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries or name in self._pending
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted({*self._entries, *self._pending}))
+
+    def __len__(self) -> int:
+        return len(self._entries) + len(self._pending)
+
+    def items(self) -> list[tuple[str, Normalizer]]:
+        self.load_all()
+        return super().items()
+
+
+def normalizer_registry() -> NormalizerRegistry:
+    return NormalizerRegistry().load_entry_points()

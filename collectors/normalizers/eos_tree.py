@@ -12,8 +12,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ciscoconfparse2 import CiscoConfParse
-
 from auditor.normalize import Problem
 
 _FREE_TEXT_START = re.compile(r"^\s*(comment|banner\s+\S+)\s*$")
@@ -107,6 +105,8 @@ def _convert(obj: object) -> Node:
 
 def parse_tree(lines: list[str]) -> Config:
     """Build the hierarchy with ciscoconfparse2 (IOS syntax: EOS indents the same way)."""
+    from ciscoconfparse2 import CiscoConfParse  # noqa: PLC0415  (seconds to import: only when a config is read)
+
     parsed = CiscoConfParse(
         blank_free_text(lines), syntax="ios", loguru=False, ignore_blank_lines=False, factory=False
     )
