@@ -1,7 +1,7 @@
 """Cisco IOS / IOS-XE CLI text -> facts through ntc-templates' TextFSM templates (entry "ios.show-text").
 
-meta["command"] picks the template (ntc_templates.parse.parse_output, platform cisco_ios) and the
-mapping of its records:
+meta["command"] picks the template (ntc-templates' index, platform cisco_ios; compiled once, see
+ios_textfsm.py) and the mapping of its records:
 - show ip route [vrf NAME|*] -> Route (code C connected, L local, S static, O ospf, B bgp, D eigrp,
   R rip, i isis); a record without VRF is in the command's VRF, else "default".
 - show ip access-lists -> Acl (standard/extended, entries rebuilt from the template's fields).
@@ -16,14 +16,13 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from ntc_templates.parse import parse_output
-
 from auditor.capture import RawCapture
 from auditor.enums import FactKind
 from auditor.facts import FactRecord
 from auditor.facts.network import Acl, AclEntry, LldpNeighbor, Route, Vlan, Vrf
 from auditor.normalize import NormalizeResult
 from collectors.normalizers.eos_tree import Context
+from collectors.normalizers.ios_textfsm import TEMPLATES
 from collectors.normalizers.live_common import as_int, decode_text, ip_network
 from collectors.normalizers.show_common import CommandReader, command_key, dispatch
 
@@ -193,7 +192,7 @@ def _parser(platform: str) -> Any:
     def load(capture: RawCapture, ctx: Context) -> Any | None:
         command = command_key(capture.meta.get("command", ""))
         try:
-            records = parse_output(platform=platform, command=command, data=decode_text(capture))
+            records = TEMPLATES.parse(platform, command, decode_text(capture))
         except Exception as exc:  # a template error must cost this capture only
             ctx.problem(None, f"TextFSM ({platform}) could not read {command!r}: {type(exc).__name__}: {exc}")
             return None
