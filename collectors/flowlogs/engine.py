@@ -27,7 +27,7 @@ from collectors.flowlogs.fields import DEFAULT_FIELDS, Columns, LayoutError, hea
 from collectors.flowlogs.parquet import aggregate_parquet
 from collectors.flowlogs.reference import GZIP_MAGIC, read_stream
 from collectors.flowlogs.sql import Layout, column, conversation_sql
-from collectors.flowlogs.totals import MIXED, AddressCache, Aggregate, FlowTotals
+from collectors.flowlogs.totals import AddressCache, ConversationBlock, FlowTotals
 
 log = logging.getLogger(__name__)
 _FETCH = 50_000
@@ -124,7 +124,7 @@ class FlowLogEngine:
         files = list(members)
         while files:
             try:
-                rows, rejects = self._run_text(layout, files)
+                rejects = self._run_text(layout, files)
             except duckdb.Error as exc:
                 log.info("DuckDB cannot read a file of this group (%s); probing each", exc)
                 bad = [o for o in files if not self._readable(layout, o)] or files
@@ -135,14 +135,18 @@ class FlowLogEngine:
             # so a file with any rejected line is read whole by the reference reader, which names each
             # line exactly; malformed lines are rare in delivered flow logs, so this path is too.
             rejected = set(rejects)
-            anomalous = self._anomalous(layout, files, rows) if _has_anomaly(rows) else set()
+            canonical = self._addresses()
+            bad_addresses = sorted(a for a, c in canonical.items() if c is None)
+            anomalous = set()
+            if bad_addresses or self._has_anomaly():  # the scan only runs when there is something to find
+                anomalous = self._anomalous(layout, files, bad_addresses)
             if rejected or anomalous:
                 fallback += [(o, columns) for o in files if o.origin in (rejected | anomalous)]
                 files = [o for o in files if o.origin not in (rejected | anomalous)]
                 continue
-            _apply_rows(rows, {str(o.path): o.origin for o in files}, totals)
-            rows.clear()
+            self._apply_table({str(o.path): o.origin for o in files}, canonical, totals)
             break
+        self.con.execute("DROP TABLE IF EXISTS fl_conv")
         return fallback
 
     def _read_csv(self, layout: Layout, files: list[FlowObject], *, rejects: str | None) -> str:
@@ -165,16 +169,13 @@ class FlowLogEngine:
             options.append("ignore_errors=true")
         return f"read_csv([{paths}], {', '.join(options)})"
 
-    def _run_text(
-        self, layout: Layout, files: list[FlowObject]
-    ) -> tuple[list[tuple[Any, ...]], dict[str, list[tuple[int, list[bytes]]]]]:
+    def _run_text(self, layout: Layout, files: list[FlowObject]) -> dict[str, list[tuple[int, list[bytes]]]]:
+        """Aggregate the files into the table fl_conv (one row per conversation, and per file for
+        NODATA/SKIPDATA); returns the lines DuckDB rejected, by origin."""
         self._scan += 1
         name = f"rej{self._scan}"
         source = self._read_csv(layout, files, rejects=name)
-        cursor = self.con.execute(conversation_sql(layout, source))
-        rows: list[tuple[Any, ...]] = []
-        while batch := cursor.fetchmany(_FETCH):
-            rows.extend(batch)
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE fl_conv AS {conversation_sql(layout, source)}")
         by_path = {str(o.path): o.origin for o in files}
         rejects: dict[str, list[tuple[int, list[bytes]]]] = {}
         cursor = self.con.execute(
@@ -188,7 +189,28 @@ class FlowLogEngine:
                     (int(line), str(text).encode("utf-8", "replace").split())
                 )
         self.con.execute(f"DROP TABLE IF EXISTS {name}_errors; DROP TABLE IF EXISTS {name}_scans")
-        return rows, rejects
+        return rejects
+
+    def _addresses(self) -> dict[str, str | None]:
+        """Each distinct address of the OK conversations, with its canonical text (None: not an address)."""
+        cursor = self.con.execute(
+            "SELECT DISTINCT x FROM (SELECT s AS x FROM fl_conv WHERE st = 'OK' "
+            "UNION ALL SELECT d FROM fl_conv WHERE st = 'OK') WHERE x IS NOT NULL"
+        )
+        addresses = AddressCache()
+        found: dict[str, str | None] = {}
+        while batch := cursor.fetchmany(_FETCH):
+            for (raw,) in batch:
+                found[raw] = addresses.canonical(raw)
+        return found
+
+    def _has_anomaly(self) -> bool:
+        """A row the reference reader must judge: no status, or an OK record without action or address."""
+        row = self.con.execute(
+            "SELECT count(*) FROM fl_conv WHERE st IS NULL "
+            "OR (st = 'OK' AND (a IS NULL OR s IS NULL OR d IS NULL))"
+        ).fetchone()
+        return bool(row and row[0])
 
     def _readable(self, layout: Layout, obj: FlowObject) -> bool:
         if obj.path.read_bytes()[:2] == GZIP_MAGIC and not _gzip_whole(obj.path):
@@ -199,18 +221,8 @@ class FlowLogEngine:
             return False
         return True
 
-    def _anomalous(self, layout: Layout, files: list[FlowObject], rows: list[tuple[Any, ...]]) -> set[str]:
+    def _anomalous(self, layout: Layout, files: list[FlowObject], bad: list[str]) -> set[str]:
         """Origins of the files holding records the reference reader must judge (bad address, '-')."""
-        addresses = AddressCache()
-        bad = sorted(
-            {
-                a
-                for r in rows
-                if r[0] == "OK"
-                for a in (r[2], r[3])
-                if a is not None and not addresses.canonical(a)
-            }
-        )
         source = self._read_csv(layout, files, rejects=None)
         status = layout.expr("log-status", "'OK'")
         src, dst = column("srcaddr"), column("dstaddr")
@@ -223,6 +235,52 @@ class FlowLogEngine:
         ).fetchall()
         by_path = {str(o.path): o.origin for o in files}
         return {by_path.get(p, p) for (p,) in found}
+
+    def _apply_table(
+        self, origins: dict[str, str], canonical: dict[str, str | None], totals: FlowTotals
+    ) -> None:
+        """Move fl_conv into the totals: counts per file and status, the time covered, and the
+        conversations as one block, re-keyed by canonical address and sorted by DuckDB."""
+        for status, file, count in self.con.execute(
+            "SELECT st, f, sum(n)::BIGINT FROM fl_conv WHERE st <> 'OK' GROUP BY ALL ORDER BY 2, 1"
+        ).fetchall():
+            totals.status(origins.get(file, file), status, int(count))
+        first, last = self.con.execute("SELECT min(t0), max(t1) FROM fl_conv").fetchall()[0]
+        totals.seen(first, last)
+        renamed = [(raw, c) for raw, c in canonical.items() if c is not None and c != raw]
+        self.con.execute("CREATE OR REPLACE TEMP TABLE fl_canon (raw VARCHAR, c VARCHAR)")
+        if renamed:
+            self.con.executemany("INSERT INTO fl_canon VALUES (?, ?)", renamed)
+        row = self.con.execute(BLOCK_SQL).fetchone()
+        self.con.execute("DROP TABLE IF EXISTS fl_canon")
+        assert row is not None  # an aggregate without GROUP BY always gives one row
+        count, accepted, rejected, text, mixed = row
+        block = ConversationBlock("[" + (text or "") + "]", int(count), frozenset(mixed or ()))
+        totals.add_block(block, int(accepted or 0), int(rejected or 0))
+
+
+# The OK conversations of fl_conv keyed by canonical address (several spellings of one address merge),
+# in the order of FlowTotals.sorted_conversations, as one JSON array of FlowConversation fields. An
+# interface_id is kept when all records name the same one; `mixed` lists the positions (0-based) of the
+# conversations seen on several.
+BLOCK_SQL = """
+WITH keyed AS (
+    SELECT coalesce(cs.c, s) AS s, coalesce(cd.c, d) AS d, p, pr, a, sum(n) AS n,
+           coalesce(sum(pk), 0) AS pk, coalesce(sum(b), 0) AS b, min(t0) AS t0, max(t1) AS t1,
+           min(i0) AS i0, max(i1) AS i1
+    FROM fl_conv LEFT JOIN fl_canon cs ON fl_conv.s = cs.raw LEFT JOIN fl_canon cd ON fl_conv.d = cd.raw
+    WHERE st = 'OK' GROUP BY ALL
+), ordered AS (
+    SELECT *, row_number() OVER (ORDER BY s, d, coalesce(p, -1), coalesce(pr, -1), a) - 1 AS pos
+    FROM keyed
+)
+SELECT count(*), sum(n) FILTER (WHERE a = 'ACCEPT'), sum(n) FILTER (WHERE a = 'REJECT'),
+       string_agg(json_object('src_addr', s, 'dst_addr', d, 'dst_port', p, 'protocol', pr, 'action', a,
+                              'packets', pk, 'bytes', b, 'records', n, 'first_seen', t0, 'last_seen', t1,
+                              'interface_id', CASE WHEN i0 = i1 THEN i0 END)::VARCHAR, ',' ORDER BY pos),
+       list(pos) FILTER (WHERE i0 <> i1)
+FROM ordered
+"""
 
 
 def _quote(text: str) -> str:
@@ -250,37 +308,6 @@ def _gzip_whole(path: Path) -> bool:
     except (OSError, EOFError, zlib.error):
         return False
     return True
-
-
-def _has_anomaly(rows: list[tuple[Any, ...]]) -> bool:
-    addresses = AddressCache()
-    for status, _file, src, dst, _port, _protocol, action, *_ in rows:
-        if status is None:
-            return True
-        if status == "OK" and (
-            action is None
-            or src is None
-            or dst is None
-            or addresses.canonical(src) is None
-            or addresses.canonical(dst) is None
-        ):
-            return True
-    return False
-
-
-def _apply_rows(rows: list[tuple[Any, ...]], origins: dict[str, str], totals: FlowTotals) -> None:
-    addresses = AddressCache()
-    for row in rows:
-        status, file, src, dst, port, protocol, action, count, packets, nbytes, first, last, if_lo, if_hi = (
-            row
-        )
-        totals.seen(first, last)
-        if status != "OK":
-            totals.status(origins.get(file, file), status, count)
-            continue
-        interface = if_lo if if_lo == if_hi else MIXED
-        key = (addresses.canonical(src) or src, addresses.canonical(dst) or dst, port, protocol, action)
-        totals.add(key, Aggregate(int(packets or 0), int(nbytes or 0), count, first, last, interface))
 
 
 def _order_problems(totals: FlowTotals) -> None:
