@@ -14,7 +14,7 @@ must not be read as configuration.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from auditor.normalize import Problem
@@ -102,29 +102,35 @@ def _is_config(text: str) -> bool:
 
 def parse_tree(lines: list[str]) -> Config:
     """The indentation hierarchy of a config (IOS syntax: EOS and IOS indent the same way)."""
-    top: list[_Open] = []
-    stack: list[_Open] = []  # the chain of open blocks, least indented first
-    for number, raw in enumerate(blank_free_text(lines), start=1):
+    return Config(nodes=tuple(b.freeze() for b in indented_blocks(blank_free_text(lines), _is_config)))
+
+
+def indented_blocks(lines: list[str], is_config: Callable[[str], bool]) -> list[Block]:
+    """The top-level blocks of `lines`: each line belongs to the nearest line above it that is indented
+    less; lines that are not configuration (blank, comments) belong to nothing and hold nothing."""
+    top: list[Block] = []
+    stack: list[Block] = []  # the chain of open blocks, least indented first
+    for number, raw in enumerate(lines, start=1):
         text = raw.strip()
-        if not _is_config(text):
+        if not is_config(text):
             continue
         indent = len(raw) - len(raw.lstrip())
         while stack and stack[-1].indent >= indent:
             stack.pop()
-        block = _Open(indent, text, number)
+        block = Block(indent, text, number)
         (stack[-1].children if stack else top).append(block)
         stack.append(block)
-    return Config(nodes=tuple(b.freeze() for b in top))
+    return top
 
 
 @dataclass
-class _Open:
-    """A line whose block may still grow while the config is read."""
+class Block:
+    """One stripped line, its 1-based number and indentation, and the blocks indented under it."""
 
     indent: int
     text: str
     line: int
-    children: list[_Open] = field(default_factory=list)
+    children: list[Block] = field(default_factory=list)
 
     def freeze(self) -> Node:
         return Node(self.text, self.line, tuple(c.freeze() for c in self.children))

@@ -1,8 +1,9 @@
 """NX-OS running-config as a tree of numbered lines, plus the small value parsers every section shares.
 
-ciscoconfparse2 finds the hierarchy (which line belongs to which block); this module turns its objects
-into plain typed nodes so the section parsers never touch an untyped library object, and carries the
-problem list so a bad value costs one element, never the capture.
+The hierarchy (which line belongs to which block) is ciscoconfparse2's, built in one pass by
+eos_tree.indented_blocks (tests/normalizers/test_config_tree.py holds the library as the oracle); this
+module gives the section parsers plain typed nodes, and carries the problem list so a bad value costs
+one element, never the capture.
 """
 
 from __future__ import annotations
@@ -10,11 +11,10 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from ciscoconfparse2 import CiscoConfParse
+from typing import Literal
 
 from auditor.normalize import Problem
+from collectors.normalizers.eos_tree import Block, blank_free_text, indented_blocks
 
 
 @dataclass
@@ -47,24 +47,14 @@ def is_comment(text: str) -> bool:
 
 
 def parse_tree(lines: list[str]) -> list[Node]:
-    """Top-level nodes of the config, comments and blank lines dropped, line numbers kept (1-based)."""
-    parsed = CiscoConfParse(lines, syntax="nxos", ignore_blank_lines=False, loguru=False)
-    objs: list[Any] = list(parsed.objs)
-    nodes: dict[int, Node] = {}
-    roots: list[Node] = []
-    for obj in objs:
-        text = str(obj.text).strip()
-        if is_comment(text):
-            continue
-        node = Node(text=text, line=int(obj.linenum) + 1)
-        nodes[int(obj.linenum)] = node
-        parent = obj.parent
-        parent_no = int(parent.linenum)
-        if parent is obj or parent_no == int(obj.linenum):
-            roots.append(node)
-        elif parent_no in nodes:
-            nodes[parent_no].children.append(node)
-    return roots
+    """Top-level nodes of the config, comments, blank lines and banner bodies dropped, line numbers
+    kept (1-based)."""
+    blocks = indented_blocks(blank_free_text(lines), lambda text: not is_comment(text))
+    return [_node(b) for b in blocks]
+
+
+def _node(block: Block) -> Node:
+    return Node(text=block.text, line=block.line, children=[_node(c) for c in block.children])
 
 
 @dataclass

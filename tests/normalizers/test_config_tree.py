@@ -1,6 +1,6 @@
-"""The one-pass config tree (eos_tree.parse_tree) against ciscoconfparse2, kept here as the oracle: the
-same nodes, texts, line numbers and nesting for every IOS-style config in the fixtures, and for configs
-whose blank lines, `!` lines and odd indentation are shuffled at random."""
+"""The one-pass config trees (eos_tree.parse_tree, nxos_tree.parse_tree) against ciscoconfparse2, kept
+here as the oracle: the same nodes, texts, line numbers and nesting for every IOS-style and NX-OS config
+in the fixtures, and for configs whose blank lines, `!` lines and odd indentation are shuffled at random."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from ciscoconfparse2 import CiscoConfParse
 
+from collectors.normalizers import nxos_tree
 from collectors.normalizers.eos_tree import DELIMITED_BANNER, Config, Node, blank_free_text, parse_tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,13 +25,24 @@ CONFIGS = sorted(
 )
 
 
-def _is_config(text: str) -> bool:
-    return bool(text.strip()) and not text.strip().startswith("!")
+NXOS_CONFIGS = sorted(
+    {
+        *ROOT.glob("tests/fixtures/nxos/*/running-config.txt"),
+        *(p for p in SHARED.glob("batfish/**/*nxos*/**/*") if p.is_file()),
+        *(p for p in SHARED.glob("batfish/**/nxos_*") if p.is_file()),
+    }
+)
 
 
-def _node(obj: object) -> Node:
+def _is_config(text: str, comments: tuple[str, ...] = ("!",)) -> bool:
+    return bool(text.strip()) and not text.strip().startswith(comments)
+
+
+def _node(obj: object, comments: tuple[str, ...] = ("!",)) -> Node:
     text = str(getattr(obj, "text", "")).strip()
-    children = tuple(_node(c) for c in getattr(obj, "children", []) if _is_config(str(c.text)))
+    children = tuple(
+        _node(c, comments) for c in getattr(obj, "children", []) if _is_config(str(c.text), comments)
+    )
     if DELIMITED_BANNER.match(text):
         children = ()  # the library nests a banner's body under it; parse_tree blanks the body
     return Node(text, int(getattr(obj, "linenum", 0)) + 1, children)
@@ -98,3 +110,25 @@ def test_banner_bodies_are_not_configuration() -> None:
         ("interface Gi0/2", 6, ()),
     ]
     assert tree == oracle(lines)
+
+
+def _nxos_oracle(lines: list[str]) -> list[Node]:
+    parsed = CiscoConfParse(
+        _closing_delimiters_kept(lines), syntax="nxos", loguru=False, ignore_blank_lines=False, factory=False
+    )
+    comments = ("!", "#")
+    return [_node(o, comments) for o in parsed.objs if o.parent is o and _is_config(str(o.text), comments)]
+
+
+def _frozen(node: nxos_tree.Node) -> Node:
+    return Node(node.text, node.line, tuple(_frozen(c) for c in node.children))
+
+
+def test_the_fixtures_hold_nxos_configs() -> None:
+    assert len(NXOS_CONFIGS) >= 15
+
+
+@pytest.mark.parametrize("path", NXOS_CONFIGS, ids=lambda p: p.parent.name + "/" + p.name)
+def test_nxos_same_tree_as_ciscoconfparse2(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    assert [_frozen(n) for n in nxos_tree.parse_tree(lines)] == _nxos_oracle(lines)
