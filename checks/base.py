@@ -7,6 +7,7 @@ from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import ClassVar, TypeVar, cast
 
 from auditor.config.models import Intent
@@ -96,7 +97,15 @@ class CheckContext:
         return [t for t in self.targets if t.tier == tier and (kind is None or t.kind == kind)]
 
     def target(self, name: str) -> TargetView | None:
-        return next((t for t in self.targets if t.name == name), None)
+        return self._targets_by_name.get(name)
+
+    @cached_property
+    def _targets_by_name(self) -> dict[str, TargetView]:
+        """Built once: checks look a target up per fact, and a scan per lookup is quadratic."""
+        index: dict[str, TargetView] = {}
+        for t in self.targets:
+            index.setdefault(t.name, t)  # the first of a name wins, as a scan in order would
+        return index
 
     def missing(self, target: TargetView, kinds: Iterable[FactKind]) -> list[FactKind]:
         """The needed kinds this target's evidence does not cover."""

@@ -23,7 +23,7 @@ from auditor.facts import FlowConversation, FlowLogStats
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.flows import conversations
-from checks.netutil import Network, networks_of
+from checks.netutil import Network, address, networks_of
 
 NEEDS = frozenset({FactKind.FLOW_CONVERSATION})
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -98,9 +98,8 @@ class FlowsNoCrossTier(Check):
         failed: set[str] = set()
         for conv in convs:
             counted[conv.target] += 1
-            try:
-                src, dst = ipaddress.ip_address(conv.src_addr), ipaddress.ip_address(conv.dst_addr)
-            except ValueError:
+            src, dst = address(conv.src_addr), address(conv.dst_addr)
+            if src is None or dst is None:
                 continue
             zone = zones.protected(dst)
             if zone is None or zones.authorized(src, zone):

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from checks.lateral.intervals import EMPTY, IntervalSet
+from checks.netutil import v4_prefix
 
 V4_MAX = 2**32 - 1
 V6_MAX = 2**128 - 1
@@ -36,6 +37,19 @@ class IPSet:
             v4.extend(one.v4.spans)
             v6.extend(one.v6.spans)
         return cls(IntervalSet.from_spans(v4), IntervalSet.from_spans(v6))
+
+    @classmethod
+    def of_network(cls, net: ipaddress.IPv4Network | ipaddress.IPv6Network) -> IPSet:
+        """The same set as `parse(str(net))`, without printing and re-parsing the network."""
+        return cls.of_span(int(net.network_address), net.prefixlen, net.max_prefixlen)
+
+    @classmethod
+    def of_span(cls, address: int, prefixlen: int, bits: int) -> IPSet:
+        """The network of `address`/`prefixlen` (host bits ignored, as strict=False parsing does);
+        `bits` is 32 for IPv4, 128 for IPv6."""
+        host = (1 << (bits - prefixlen)) - 1
+        span = IntervalSet(((address & ~host, (address & ~host) | host),))
+        return cls(span) if bits == 32 else cls(EMPTY, span)
 
     @classmethod
     def everything(cls) -> IPSet:
@@ -106,11 +120,11 @@ NO_ADDRESSES = IPSet()
 
 @functools.lru_cache(maxsize=65536)
 def _parse_one(text: str) -> IPSet:
+    fast = v4_prefix(text.strip())
+    if fast is not None:
+        return IPSet.of_span(*fast, 32)
     net = parse_network(text)
-    if net is None:
-        return NO_ADDRESSES
-    span = IntervalSet(((int(net.network_address), int(net.broadcast_address)),))
-    return IPSet(span) if net.version == 4 else IPSet(EMPTY, span)
+    return NO_ADDRESSES if net is None else IPSet.of_network(net)
 
 
 def parse_network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:

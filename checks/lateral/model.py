@@ -22,6 +22,7 @@ from checks.lateral.conns import ConnSet
 from checks.lateral.graph import Hop, Link, Zone, ZoneGraph, tier_node
 
 TARGET_TIERS = (Tier.OOB, Tier.BACKEND)
+MAX_LANDINGS = 256  # pieces whose landing is kept; a piece's landing lists the zones overlapping it
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class ModelContext:
 
     def __post_init__(self) -> None:
         self._by_bucket: dict[int, list[int]] = {}
+        self._landings: dict[IPSet, _Landing] = {}
         self.tier_space: dict[Tier, IPSet] = {}
         declared: list[IPSet] = []
         for tier in (Tier.OOB, Tier.FRONTEND, Tier.BACKEND):
@@ -60,6 +62,7 @@ class ModelContext:
 
     def add_zone(self, zone: Zone, admission: Admission | None = None) -> None:
         self.graph.add_zone(zone)
+        self._landings.clear()
         if zone.addresses:
             index = len(self.owners)
             self.owners.append((zone.addresses, zone.id))
@@ -134,16 +137,20 @@ class ModelContext:
     ) -> None:
         """Land `piece` in the zones that hold it (through their admission), the rest of tier space on
         the tier nodes (assumed: no zone in the evidence holds it)."""
-        reached_tiers: set[Tier] = set()
-        owners = self.owners_of(piece)
-        rest = piece.subtract(union_all(a for a, o in owners if o != origin))
-        for addresses, owner in owners:
-            part = piece.intersect(addresses)
-            if not part or owner == origin:
-                continue
-            tier = self.graph.zone(owner).tier
-            if tier in reached_tiers:
+        reached_tiers: set[Tier | None] = set()
+        landing = self._landing(piece)
+        if origin in landing.ids:
+            rest = piece.subtract(union_all(a for a, o, _ in landing.owners if o != origin))
+        else:
+            rest = piece.subtract(landing.held)
+        for i, (addresses, owner, tier) in enumerate(landing.owners):
+            if all(last < i or t in reached_tiers for t, last in landing.last.items()):
+                break  # every zone left is of a tier already landed in: each would be skipped below
+            if owner == origin or tier in reached_tiers:
                 continue  # one landing per tier-1/3 suffices: paths do not continue through them
+            part = piece.intersect(addresses)
+            if not part:
+                continue
             hop = Hop(f"{where}; {owner} holds {part.describe()}")
             admit = self.admissions.get(owner)
             if admit is None:
@@ -160,6 +167,27 @@ class ModelContext:
             self.to_tiers(
                 origin, rest, conns, hops, f"{where}; assumed delivered (no zone in the evidence holds it)"
             )
+
+    def _landing(self, piece: IPSet) -> _Landing:
+        """The zones holding `piece`, worked out once per piece: many origins deliver the same piece (every
+        namespace whose egress opens onto tier space), and scanning and merging every zone for each of them
+        grows with origins times zones."""
+        if piece not in self._landings:
+            if len(self._landings) >= MAX_LANDINGS:
+                del self._landings[next(iter(self._landings))]  # the oldest
+            owners = [(a, o, self.graph.zone(o).tier) for a, o in self.owners_of(piece)]
+            last = {tier: i for i, (_, _, tier) in enumerate(owners)}
+            ids = frozenset(o for _, o, _ in owners)
+            self._landings[piece] = _Landing(owners, ids, union_all(a for a, _, _ in owners), last)
+        return self._landings[piece]
+
+
+@dataclass(frozen=True)
+class _Landing:
+    owners: list[tuple[IPSet, str, Tier | None]]  # (addresses, zone id, zone tier), in owners_of order
+    ids: frozenset[str]
+    held: IPSet  # every owner's addresses
+    last: dict[Tier | None, int]  # the position of the last owner of each tier
 
 
 def _buckets(addresses: IPSet) -> set[int]:

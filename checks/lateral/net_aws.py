@@ -130,11 +130,12 @@ class AwsNetwork:
             if sid in out:
                 eni_vpcs.add(self.subnets[sid].record.vpc_id)
                 out[sid].extend(g for g in eni.record.security_groups if g not in out[sid])
+        by_vpc: dict[str | None, list[str]] = defaultdict(list)  # once: a scan per subnet is quadratic
+        for g in self.f.security_groups:
+            by_vpc[g.record.vpc_id].append(g.record.group_id)
         for sid, s in self.subnets.items():
             if s.record.vpc_id not in eni_vpcs:
-                out[sid] = sorted(
-                    g.record.group_id for g in self.f.security_groups if g.record.vpc_id == s.record.vpc_id
-                )
+                out[sid] = sorted(by_vpc.get(s.record.vpc_id, []))
         return out, eni_vpcs
 
     def _tier(self, s: StoredFact[AwsSubnet]) -> Tier | None:

@@ -19,11 +19,12 @@ from auditor.enums import Tier
 from auditor.facts import Acl, AclBinding, Device, Interface, Route, Vrf
 from auditor.store.reader import StoredFact
 from checks.lateral import device_acl
-from checks.lateral.addresses import IPSet
+from checks.lateral.addresses import IPSet, union_all
 from checks.lateral.conns import ConnSet
 from checks.lateral.filters import Box, Entry, first_match
 from checks.lateral.graph import Hop, Zone
 from checks.lateral.model import Admission, Admitted, ModelContext
+from checks.netutil import v4_prefix
 
 MAX_DEPTH = 16
 
@@ -69,19 +70,17 @@ class DeviceNetwork:
             if not rec.enabled:
                 continue
             for text in (*rec.ipv4, *rec.ipv4_virtual, *rec.ipv6):
-                try:
-                    iface = ipaddress.ip_interface(text)
-                except ValueError:
+                parsed = _interface(text)
+                if parsed is None:
                     continue
+                subnet, plen, ip = parsed
                 v = self._vrf(rec.device, rec.vrf)
-                v.connected.append((IPSet.parse(str(iface.network)), iface.network.prefixlen, i))
-                self.owner_of_ip[str(iface.ip)] = (v.zone, i)
+                v.connected.append((subnet, plen, i))
+                self.owner_of_ip[ip] = (v.zone, i)
         for r in facts.routes:
-            net = ipaddress.ip_network(r.record.prefix, strict=False) if _valid(r.record.prefix) else None
-            if net is not None:
-                self._vrf(r.record.device, r.record.vrf).routes.append(
-                    (IPSet.parse(str(net)), net.prefixlen, r)
-                )
+            route = _prefix(r.record.prefix)
+            if route is not None:
+                self._vrf(r.record.device, r.record.vrf).routes.append((*route, r))
         for v in self.vrfs.values():
             table: list[tuple[int, IPSet, StoredFact[Interface] | StoredFact[Route]]] = [
                 (plen, net, fact) for net, plen, fact in v.connected
@@ -89,9 +88,7 @@ class DeviceNetwork:
             table.extend((plen, net, fact) for net, plen, fact in v.routes)
             table.sort(key=lambda t: -t[0])  # longest prefix first; connected before static on ties
             v.table = table
-            addresses = IPSet()
-            for subnet, _, _ in v.connected:
-                addresses = addresses.union(subnet)
+            addresses = union_all(subnet for subnet, _, _ in v.connected)  # one merge, not one per subnet
             tier = self._tier(device_tiers.get(v.device), v.vrf, addresses)
             evidence: list[object] = [f for _, _, f in v.connected]
             if (v.device, v.vrf) in vrf_facts:
@@ -279,12 +276,29 @@ class DeviceNetwork:
         return None
 
 
-def _valid(prefix: str) -> bool:
+def _interface(text: str) -> tuple[IPSet, int, str] | None:
+    """An interface address as (its subnet, the prefix length, the address); None if unparsable."""
+    fast = v4_prefix(text)
+    if fast is not None:  # a plain a.b.c.d/len: its address text is already canonical
+        addr, plen = fast
+        return IPSet.of_span(addr, plen, 32), plen, text.split("/", 1)[0]
     try:
-        ipaddress.ip_network(prefix, strict=False)
+        iface = ipaddress.ip_interface(text)
     except ValueError:
-        return False
-    return True
+        return None
+    return IPSet.of_network(iface.network), iface.network.prefixlen, str(iface.ip)
+
+
+def _prefix(prefix: str) -> tuple[IPSet, int] | None:
+    """A route prefix as (its addresses, the prefix length); None if unparsable (parsed once)."""
+    fast = v4_prefix(prefix)
+    if fast is not None:
+        return IPSet.of_span(*fast, 32), fast[1]
+    try:
+        net = ipaddress.ip_network(prefix, strict=False)
+    except ValueError:
+        return None
+    return IPSet.of_network(net), net.prefixlen
 
 
 def device_tiers(

@@ -14,7 +14,6 @@ egress blocks.
 
 from __future__ import annotations
 
-import ipaddress
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -25,6 +24,7 @@ from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.k8s_semantics import Direction, NamespaceScope, Peer, PeerKind, PolicyView, allow_rules
 from checks.netutil import network
 from checks.tier2._k8s_scope import NEEDS, Cluster, facts_of, problems_of, tenant_clusters
+from checks.tier2._pod_addresses import PodAddresses
 
 _DIRECTIONS: tuple[Direction, ...] = ("Ingress", "Egress")
 
@@ -51,11 +51,13 @@ class NoCrossTenant(Check):
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         clusters, gaps = tenant_clusters(self, ctx)
         yield from gaps
-        pods = [p for p in ctx.facts.of(K8sPod) if _addresses(p.record)]
+        pods: dict[str, list[StoredFact[K8sPod]]] = defaultdict(list)
+        for p in ctx.facts.of(K8sPod):
+            pods[p.target].append(p)  # pods without addresses are never in a block: the index skips them
         for cluster in clusters:
-            yield from self._cluster(cluster, [p for p in pods if p.target == cluster.target])
+            yield from self._cluster(cluster, PodAddresses(pods.get(cluster.target, [])))
 
-    def _cluster(self, cluster: Cluster, pods: list[StoredFact[K8sPod]]) -> Iterable[Finding]:
+    def _cluster(self, cluster: Cluster, pods: PodAddresses) -> Iterable[Finding]:
         tenants = {ns.record.name: cluster.tenant_of(ns.record) for ns in cluster.tenants}
         expected = f"allow rules reach only the tenant's own namespaces (tenants: {_groups(tenants)})"
         offenses: dict[int, list[str]] = defaultdict(list)
@@ -112,7 +114,7 @@ class _Index:
         return self.by_label.get(scope.required, []) if scope.required else self.all
 
 
-def _reaches(peer: Peer, others: set[str], index: _Index, pods: list[StoredFact[K8sPod]]) -> str | None:
+def _reaches(peer: Peer, others: set[str], index: _Index, pods: PodAddresses) -> str | None:
     """What of other tenants this peer covers, or None."""
     if peer.kind == PeerKind.ANY:
         return "every peer, so every tenant"
@@ -129,37 +131,19 @@ def _reaches(peer: Peer, others: set[str], index: _Index, pods: list[StoredFact[
     return None
 
 
-def _pods_in_block(peer: Peer, others: set[str], pods: list[StoredFact[K8sPod]]) -> str | None:
+def _pods_in_block(peer: Peer, others: set[str], pods: PodAddresses) -> str | None:
     net = network(peer.cidr or "")
     if net is None:
         return None
     excepts = [n for n in (network(e) for e in peer.except_) if n is not None]
-    hit = []
-    for pod in pods:
-        rec = pod.record
-        if rec.namespace not in others or rec.host_network:
-            continue
-        for addr in _addresses(rec):
-            if addr.version == net.version and addr in net and not any(addr in e for e in excepts):
-                hit.append(f"{rec.namespace}/{rec.name} ({addr})")
-                break
+    hit = [
+        f"{pod.record.namespace}/{pod.record.name} ({addr})"
+        for pod, addr in pods.in_block(net, excepts, others)
+    ]
     if not hit:
         return None
     more = f" and {len(hit) - 3} more" if len(hit) > 3 else ""
     return f"pod(s) {', '.join(hit[:3])}{more} of other tenant(s)"
-
-
-def _addresses(pod: K8sPod) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
-    """A running (or pending) pod's addresses; finished pods hold none."""
-    if pod.phase in ("Succeeded", "Failed"):
-        return []
-    out = []
-    for raw in [*pod.ips, *([pod.ip] if pod.ip else [])]:
-        try:
-            out.append(ipaddress.ip_address(raw))
-        except ValueError:
-            continue
-    return out
 
 
 def _groups(tenants: dict[str, str]) -> str:

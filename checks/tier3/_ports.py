@@ -47,6 +47,11 @@ class Topology:
         self.peers: dict[str, list[BgpNeighbor]] = {}
         for b in ctx.facts.of(BgpNeighbor):
             self.peers.setdefault(b.target, []).append(b.record)
+        # Parsed and sorted once, not once per port: a fleet has thousands of ports per peer list.
+        self._peer_addresses: dict[
+            str, list[tuple[str, ipaddress.IPv4Address | ipaddress.IPv6Address | None]]
+        ] = {}
+        self._sorted_spines = sorted(self.spines)
 
     def _known(self, name: str) -> str | None:
         """The audited or intent-claimed switch this LLDP system name refers to, if any."""
@@ -89,7 +94,7 @@ class Topology:
             if peer:
                 return PortClass("uplink", f"BGP neighbour {peer} on its subnet")
             text = (intf.description or "").lower()
-            named = next((s for s in sorted(self.spines) if s.lower() in text), None)
+            named = next((s for s in self._sorted_spines if s.lower() in text), None)
             if named or "spine" in text:
                 return PortClass("uplink", f"description {intf.description!r} names a spine")
         if is_leaf(role) or role is None:
@@ -108,16 +113,28 @@ class Topology:
 
     def _bgp_peer(self, device: str, intf: Interface) -> str | None:
         nets = [n for n in (network(a) for a in addresses(intf)) if n is not None]
-        for peer in self.peers.get(device, []):
-            try:
-                addr = ipaddress.ip_address(peer.peer)
-            except ValueError:
-                if peer.peer == intf.name:  # BGP unnumbered on this interface
-                    return peer.peer
+        for peer, addr in self._peers_of(device):
+            if addr is None:
+                if peer == intf.name:  # BGP unnumbered on this interface
+                    return peer
                 continue
             if any(addr.version == n.version and addr in n for n in nets):
-                return peer.peer
+                return peer
         return None
+
+    def _peers_of(
+        self, device: str
+    ) -> list[tuple[str, ipaddress.IPv4Address | ipaddress.IPv6Address | None]]:
+        """The device's BGP peers with their addresses (None: not an address, e.g. an interface name)."""
+        if device not in self._peer_addresses:
+            out: list[tuple[str, ipaddress.IPv4Address | ipaddress.IPv6Address | None]] = []
+            for peer in self.peers.get(device, []):
+                try:
+                    out.append((peer.peer, ipaddress.ip_address(peer.peer)))
+                except ValueError:
+                    out.append((peer.peer, None))
+            self._peer_addresses[device] = out
+        return self._peer_addresses[device]
 
 
 def speed_of(port: Interface, ifs: DeviceInterfaces) -> int | None:
