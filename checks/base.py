@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar, TypeVar, cast
@@ -20,6 +20,7 @@ from checks.reconcile import reconcile
 
 CHECK_ID = re.compile(r"^(T1|T2|T3|X)-[A-Z0-9]+(-[A-Z0-9]+)*$")
 R = TypeVar("R", bound=FactRecord)
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,15 @@ class CheckContext:
     intent: Intent
     facts: FactView
     targets: tuple[TargetView, ...] = field(default=())
+    _derived: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+
+    def derived(self, key: str, build: Callable[[], V]) -> V:
+        """A view that several checks derive from the same facts (interfaces per device, port classes),
+        built by the first check that asks and shared with the others: facts do not change while the
+        checks run. `key` names the view; one key, one kind of value."""
+        if key not in self._derived:
+            self._derived[key] = build()
+        return cast(V, self._derived[key])
 
     def targets_in_tier(self, tier: Tier, kind: str | None = None) -> list[TargetView]:
         return [t for t in self.targets if t.tier == tier and (kind is None or t.kind == kind)]

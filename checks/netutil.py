@@ -12,8 +12,12 @@ Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 DEFAULT_ROUTES = frozenset({"0.0.0.0/0", "::/0"})
 
+# The parsing caches below hold every distinct text the checks of a run asked about: unbounded, because a
+# bounded LRU thrashes once a fleet's addresses outnumber it (time grew faster than the fleet), and
+# emptied by checks.runner after each run (clear_caches) so a long-lived process does not keep them.
 
-@functools.lru_cache(maxsize=65536)
+
+@functools.cache
 def network(value: str) -> Network | None:
     """A network from a prefix or an interface address ("10.0.0.1/31" -> 10.0.0.0/31); None if unparsable.
 
@@ -29,7 +33,7 @@ def network(value: str) -> Network | None:
         return None
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.cache
 def address(value: str) -> Address | None:
     """An address (no prefix length); None if unparsable. Cached: flow logs and peer lists name the
     same hosts over and over."""
@@ -123,7 +127,7 @@ SPECIAL_NETWORKS: tuple[Network, ...] = tuple(
 )
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.cache
 def is_public(prefix: str) -> bool:
     """True when `prefix` (a route or an interface address) reaches beyond private and special space.
 
@@ -153,3 +157,9 @@ def overlapping(prefix: str, networks: Iterable[Network]) -> Network | None:
 def networks_of(values: Iterable[str]) -> list[Network]:
     """The parsable networks among `values` (CIDRs or bare addresses, which become host routes)."""
     return [n for n in (network(v) for v in values) if n is not None]
+
+
+def clear_caches() -> None:
+    """Forget every parsed text (see the note at the top)."""
+    for cached in (network, address, is_public):
+        cached.cache_clear()

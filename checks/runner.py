@@ -9,7 +9,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from auditor.enums import Status, Tier
+from checks import netutil
 from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.lateral import addresses
 
 log = logging.getLogger(__name__)
 
@@ -25,12 +27,16 @@ class Verdict:
 def run_checks(ctx: CheckContext, checks: Iterable[Check], only: set[str] | None = None) -> list[Verdict]:
     """Evaluate every check, in id order, so that re-running on the same facts gives the same findings."""
     verdicts: list[Verdict] = []
-    with _collector_spared() as spare:
-        for check in sorted(checks, key=lambda c: c.meta.id):
-            if only is not None and check.meta.id not in only:
-                continue
-            spare()
-            verdicts.extend(Verdict(check.meta, f) for f in evaluate_one(ctx, check))
+    try:
+        with _collector_spared() as spare:
+            for check in sorted(checks, key=lambda c: c.meta.id):
+                if only is not None and check.meta.id not in only:
+                    continue
+                spare()
+                verdicts.extend(Verdict(check.meta, f) for f in evaluate_one(ctx, check))
+    finally:
+        netutil.clear_caches()  # the parsing caches are the run's, not the process's
+        addresses.clear_caches()
     return verdicts
 
 

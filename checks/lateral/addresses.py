@@ -118,7 +118,7 @@ class IPSet:
 NO_ADDRESSES = IPSet()
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.cache  # emptied after each run by checks.runner (see checks/netutil.py)
 def _parse_one(text: str) -> IPSet:
     fast = v4_prefix(text.strip())
     if fast is not None:
@@ -141,3 +141,7 @@ def union_all(sets: Iterable[IPSet]) -> IPSet:
         v4.extend(s.v4.spans)
         v6.extend(s.v6.spans)
     return IPSet(IntervalSet.from_spans(v4), IntervalSet.from_spans(v6))
+
+
+def clear_caches() -> None:
+    _parse_one.cache_clear()

@@ -87,10 +87,16 @@ class DeviceInterfaces:
 
 
 def interfaces_by_device(ctx: CheckContext, names: set[str]) -> dict[str, DeviceInterfaces]:
+    """The interfaces of the named devices (a name without any gets an empty DeviceInterfaces). Built
+    once per context for every device and shared by the port checks, which must not change it."""
+    every = ctx.derived("tier3.interfaces_by_device", lambda: _all_interfaces(ctx))
+    return defaultdict(DeviceInterfaces, {name: every[name] for name in names if name in every})
+
+
+def _all_interfaces(ctx: CheckContext) -> dict[str, DeviceInterfaces]:
     out: dict[str, DeviceInterfaces] = defaultdict(DeviceInterfaces)
     for i in ctx.facts.of(Interface):
-        if i.target in names:
-            out[i.target].by_name[i.record.name] = i
-            if i.record.port_channel:
-                out[i.target].members[i.record.port_channel].append(i.record.name)
-    return out
+        out[i.target].by_name[i.record.name] = i
+        if i.record.port_channel:
+            out[i.target].members[i.record.port_channel].append(i.record.name)
+    return dict(out)

@@ -52,6 +52,12 @@ class Topology:
             str, list[tuple[str, ipaddress.IPv4Address | ipaddress.IPv6Address | None]]
         ] = {}
         self._sorted_spines = sorted(self.spines)
+        self._classes: dict[tuple[str, str | None], tuple[DeviceInterfaces, dict[str, PortClass]]] = {}
+
+    @classmethod
+    def of(cls, ctx: CheckContext) -> Topology:
+        """The context's topology, shared by the port checks (classifying every port is their main cost)."""
+        return ctx.derived("tier3.topology", lambda: cls(ctx))
 
     def _known(self, name: str) -> str | None:
         """The audited or intent-claimed switch this LLDP system name refers to, if any."""
@@ -71,6 +77,16 @@ class Topology:
         return None
 
     def classify(self, device: str, role: str | None, ifs: DeviceInterfaces) -> dict[str, PortClass]:
+        """The class of every port of `device`; computed once per device and interfaces (do not change
+        the dict returned)."""
+        cached = self._classes.get((device, role))
+        if cached is not None and cached[0] is ifs:
+            return cached[1]
+        out = self._classify(device, role, ifs)
+        self._classes[(device, role)] = (ifs, out)
+        return out
+
+    def _classify(self, device: str, role: str | None, ifs: DeviceInterfaces) -> dict[str, PortClass]:
         out: dict[str, PortClass] = {}
         for port in ifs.ports():
             if not port.record.port_channel:

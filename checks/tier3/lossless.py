@@ -49,7 +49,7 @@ class _LosslessPortCheck(Check):
         qos: dict[tuple[str, str], StoredFact[QosInterface]] = {
             (q.target, q.record.interface): q for q in ctx.facts.of(QosInterface) if q.target in names
         }
-        topology = Topology(ctx)
+        topology = Topology.of(ctx)
         expected = self.expected(priority)
         for name in sorted(names):
             ifs = by_device[name]

@@ -46,7 +46,7 @@ class BackendNonBlocking(Check):
         ready, gaps = self.split_assessable(ctx, leaves, NEEDS)
         yield from gaps
         by_device = interfaces_by_device(ctx, {t.name for t in ready})
-        topology = Topology(ctx)
+        topology = Topology.of(ctx)
         expected = f"downlink / uplink capacity <= {ratio:g}"
         for leaf in sorted(ready, key=lambda t: t.name):
             ifs = by_device[leaf.name]

@@ -119,3 +119,16 @@ def _ipaddress_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Addre
         return ipaddress.ip_address(text)
     except ValueError:
         return None
+
+
+def test_a_check_run_leaves_no_parsed_text_behind() -> None:
+    """The parsing caches are unbounded for the length of a run, so the runner must empty them."""
+    from auditor.config.models import Intent
+    from checks.base import CheckContext, FactView, check_registry
+    from checks.runner import run_checks
+
+    network("10.9.8.0/24"), address("10.9.8.7"), is_public("8.8.8.8/32")
+    assert network.cache_info().currsize > 0
+    ctx = CheckContext(intent=Intent.model_validate({}), facts=FactView([]))
+    run_checks(ctx, [c for _, c in check_registry().items()])
+    assert [f.cache_info().currsize for f in (network, address, is_public)] == [0, 0, 0]
