@@ -3,7 +3,7 @@ their namespaces are tenants, and their policies read into PolicyViews (checks/k
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from auditor.config.models import NamespaceSelector
@@ -96,3 +96,23 @@ def facts_of(views: Iterable[PolicyView]) -> list[StoredFact[K8sNetworkPolicy]]:
     for v in views:
         seen.setdefault(v.fact.id, v.fact)
     return list(seen.values())
+
+
+class PolicyOffenses:
+    """Offending rules grouped by the policy that holds them, so each policy is one FAIL listing what it
+    opens (texts in the order first found, each once), however many tenant namespaces it applies to."""
+
+    def __init__(self) -> None:
+        self._texts: dict[int, list[str]] = {}
+        self._views: dict[int, PolicyView] = {}
+
+    def add(self, view: PolicyView, text: str) -> None:
+        texts = self._texts.setdefault(view.fact.id, [])
+        if text not in texts:
+            texts.append(text)
+        self._views[view.fact.id] = view
+
+    def findings(self, check: Check, expected: str, target: str) -> Iterator[Finding]:
+        for fact_id, texts in self._texts.items():
+            view = self._views[fact_id]
+            yield check.failed(view.subject, expected, "; ".join(texts), view.fact, target=target)

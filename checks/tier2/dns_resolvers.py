@@ -17,9 +17,9 @@ from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import FlowConversation, FlowLogStats
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.flows import conversations
-from checks.k8s_semantics import PolicyView, allow_rules, default_deny
+from checks.k8s_semantics import allow_rules, default_deny
 from checks.tier2._egress import DNS_PORTS, Destinations, address_offense
-from checks.tier2._k8s_scope import NEEDS, Cluster, facts_of, problems_of, tenant_clusters
+from checks.tier2._k8s_scope import NEEDS, Cluster, PolicyOffenses, facts_of, problems_of, tenant_clusters
 
 FLOW_NEEDS = frozenset({FactKind.FLOW_CONVERSATION})
 _PROTOCOLS = {6: "TCP", 17: "UDP"}
@@ -66,8 +66,7 @@ class DnsApprovedResolvers(Check):
         yield from self._flows(ctx, {t.name for t in ready}, frontend.dns_resolvers, expected)
 
     def _policies(self, cluster: Cluster, resolvers: Destinations, expected: str) -> Iterable[Finding]:
-        offenses: dict[int, list[str]] = defaultdict(list)
-        views: dict[int, PolicyView] = {}
+        offenses = PolicyOffenses()
         clean = []
         for ns in cluster.tenants:
             rec = ns.record
@@ -89,15 +88,11 @@ class DnsApprovedResolvers(Check):
                     why = address_offense(peer, rule, resolvers)
                     if why is not None:
                         text = f"{rule.where} opens DNS ({rule.ports_text()}) to {peer.text}"
-                        if text not in offenses[view.fact.id]:
-                            offenses[view.fact.id].append(text)
-                        views[view.fact.id] = view
+                        offenses.add(view, text)
                         bad = True
             if not bad:
                 clean.append((ns, applying))
-        for fact_id, texts in offenses.items():
-            view = views[fact_id]
-            yield self.failed(view.subject, expected, "; ".join(texts), view.fact, target=cluster.target)
+        yield from offenses.findings(self, expected, cluster.target)
         for ns, applying in clean:
             found = "egress denied by default; no allow rule opens 53/853 to an unapproved destination"
             yield self.passed(ns.record.subject(), expected, found, ns, *facts_of(applying), target=ns.target)

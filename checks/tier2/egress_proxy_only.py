@@ -10,14 +10,13 @@ ports to the proxy than the one declared.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 
 from auditor.enums import Severity, Tier
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.k8s_semantics import PolicyView, allow_rules, default_deny
+from checks.k8s_semantics import allow_rules, default_deny
 from checks.tier2._egress import Destinations, address_offense
-from checks.tier2._k8s_scope import NEEDS, facts_of, problems_of, tenant_clusters
+from checks.tier2._k8s_scope import NEEDS, PolicyOffenses, facts_of, problems_of, tenant_clusters
 
 
 class EgressProxyOnly(Check):
@@ -48,8 +47,7 @@ class EgressProxyOnly(Check):
         clusters, gaps = tenant_clusters(self, ctx)
         yield from gaps
         for cluster in clusters:
-            offenses: dict[int, list[str]] = defaultdict(list)
-            views: dict[int, PolicyView] = {}
+            offenses = PolicyOffenses()
             clean = []
             for ns in cluster.tenants:
                 rec = ns.record
@@ -70,15 +68,11 @@ class EgressProxyOnly(Check):
                         why = address_offense(peer, rule, allowed)
                         if why is not None:
                             text = f"{rule.where} allows {why}"
-                            if text not in offenses[view.fact.id]:
-                                offenses[view.fact.id].append(text)
-                            views[view.fact.id] = view
+                            offenses.add(view, text)
                             bad = True
                 if not bad:
                     clean.append((ns, applying))
-            for fact_id, texts in offenses.items():
-                view = views[fact_id]
-                yield self.failed(view.subject, expected, "; ".join(texts), view.fact, target=cluster.target)
+            yield from offenses.findings(self, expected, cluster.target)
             for ns, applying in clean:
                 n = sum(1 for _ in allow_rules(ns.record.name, ns.record.labels, "Egress", applying))
                 found = (

@@ -21,9 +21,9 @@ from auditor.enums import Severity, Tier
 from auditor.facts import K8sNamespace, K8sPod
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.k8s_semantics import Direction, NamespaceScope, Peer, PeerKind, PolicyView, allow_rules
+from checks.k8s_semantics import Direction, NamespaceScope, Peer, PeerKind, allow_rules
 from checks.netutil import network
-from checks.tier2._k8s_scope import NEEDS, Cluster, facts_of, problems_of, tenant_clusters
+from checks.tier2._k8s_scope import NEEDS, Cluster, PolicyOffenses, facts_of, problems_of, tenant_clusters
 from checks.tier2._pod_addresses import PodAddresses
 
 _DIRECTIONS: tuple[Direction, ...] = ("Ingress", "Egress")
@@ -60,8 +60,7 @@ class NoCrossTenant(Check):
     def _cluster(self, cluster: Cluster, pods: PodAddresses) -> Iterable[Finding]:
         tenants = {ns.record.name: cluster.tenant_of(ns.record) for ns in cluster.tenants}
         expected = f"allow rules reach only the tenant's own namespaces (tenants: {_groups(tenants)})"
-        offenses: dict[int, list[str]] = defaultdict(list)
-        views: dict[int, PolicyView] = {}
+        offenses = PolicyOffenses()
         clean = []
         index = _Index([ns.record for ns in cluster.tenants])
         for ns in cluster.tenants:
@@ -83,15 +82,11 @@ class NoCrossTenant(Check):
                         verb = "admits" if direction == "Ingress" else "opens egress to"
                         into = "into" if direction == "Ingress" else "from"
                         text = f"{rule.where} {verb} {peer.text}: {reached} {into} {rec.name}"
-                        if text not in offenses[view.fact.id]:
-                            offenses[view.fact.id].append(text)
-                        views[view.fact.id] = view
+                        offenses.add(view, text)
                         bad = True
             if not bad:
                 clean.append((ns, applying))
-        for fact_id, texts in offenses.items():
-            view = views[fact_id]
-            yield self.failed(view.subject, expected, "; ".join(texts), view.fact, target=cluster.target)
+        yield from offenses.findings(self, expected, cluster.target)
         for ns, applying in clean:
             n = sum(len(allow_rules(ns.record.name, ns.record.labels, d, applying)) for d in _DIRECTIONS)
             found = f"{n} allow rule(s) from {len(applying)} policy(ies); none reaches another tenant"
