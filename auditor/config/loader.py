@@ -12,8 +12,11 @@ from pydantic import BaseModel, ValidationError
 
 from auditor.config.models import AuditConfig
 from auditor.errors import ConfigError
+from auditor.safeload import LimitExceeded, Limits, check_yaml
 
 Path_ = tuple[str | int, ...]
+# A config is a page or two of YAML; these bounds refuse alias bombs and runaway nesting before parsing.
+CONFIG_LIMITS = Limits(max_depth=32, max_nodes=200_000, max_bytes=4 * 1024 * 1024)
 _SECRET_KEYS = {"password", "secret", "token", "api_key", "apikey", "private_key", "secret_access_key"}
 
 
@@ -33,8 +36,13 @@ def load_config(path: str | Path) -> AuditConfig:
 
 def parse_config(text: str, *, source: str = "<config>", base_dir: Path | None = None) -> AuditConfig:
     data, lines = _load_yaml(text, source)
-    if data is None:
-        data = {}
+    if data is None or data == {}:
+        raise ConfigError(
+            "the config is empty",
+            file=source,
+            line=1,
+            hint="declare at least `intent:` and `sources:` (see examples/lab/auditor.yaml)",
+        )
     if not isinstance(data, dict):
         raise ConfigError(
             "expected a mapping at the top level (intent, sources, store, output)", file=source, line=1
@@ -48,6 +56,12 @@ def parse_config(text: str, *, source: str = "<config>", base_dir: Path | None =
 
 
 def _load_yaml(text: str, source: str) -> tuple[Any, dict[Path_, int]]:
+    try:
+        check_yaml(text, CONFIG_LIMITS)
+    except LimitExceeded as exc:
+        raise ConfigError(f"refused: {exc}", file=source, line=exc.line) from None
+    except yaml.YAMLError:
+        pass  # reported with its line by the full parse below
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
@@ -62,6 +76,8 @@ def _load_yaml(text: str, source: str) -> tuple[Any, dict[Path_, int]]:
         raise ConfigError(f"not valid YAML: {problem}", file=source, line=line) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"not valid YAML: {exc}", file=source) from None
+    except RecursionError:  # belt and braces: the depth bound above should make this unreachable
+        raise ConfigError("refused: nested too deeply", file=source) from None
     finally:
         loader.dispose()
     return data, lines

@@ -18,7 +18,7 @@ def _err(text: str) -> ConfigError:
 
 
 def test_minimal_config_defaults() -> None:
-    cfg = parse_config("{}", source="a.yaml", base_dir=Path("/srv/audit"))
+    cfg = parse_config("sources: {}", source="a.yaml", base_dir=Path("/srv/audit"))
     assert cfg.store_url() == "sqlite:////srv/audit/auditor.db"
     assert cfg.intent.tiers.declared() == []
 
@@ -112,3 +112,54 @@ def test_all_errors_are_reported(tmp_path: Path) -> None:
         load_config(cfg)
     lines = [e.line for e in info.value.all_errors]  # type: ignore[attr-defined]
     assert lines == [3, 4]
+
+
+@pytest.mark.parametrize("text", ["", "\n# only a comment\n", "{}", "---\n"])
+def test_empty_config_is_an_error(text: str) -> None:
+    err = _err(text)
+    assert "empty" in str(err) and "a.yaml:1" in str(err)
+
+
+def test_alias_bomb_refused_before_expansion() -> None:
+    lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x","x"]']
+    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    err = _err("\n".join(lines) + "\n")
+    assert "aliases are expanded" in str(err)
+    assert err.line is not None and err.line > 1
+
+
+def test_deep_nesting_refused_with_its_line() -> None:
+    err = _err("intent:\n  x: " + "[" * 3000 + "]" * 3000 + "\n")
+    assert "nested deeper" in str(err) and err.line == 2
+
+
+def test_ordinary_anchors_still_work() -> None:
+    cfg = parse_config(
+        """
+sources:
+  devices:
+    - {host: a.example, platform: eos, credentials: &creds {username_env: U, password_env: P}}
+    - {host: b.example, platform: eos, credentials: *creds}
+""",
+        source="a.yaml",
+    )
+    assert cfg.sources.devices[1].credentials.password_env == "P"
+
+
+def test_config_errors_exit_2_without_traceback(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    cases = {"empty.yaml": "", "bomb.yaml": "a: " + "[" * 500 + "]" * 500 + "\n", "bad.yaml": "a: [\n"}
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+        proc = subprocess.run(
+            [sys.executable, "-m", "auditor", "audit", "-c", str(tmp_path / name)],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=120,
+        )
+        assert proc.returncode == 2, (name, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stdout + proc.stderr
+        assert name in proc.stdout + proc.stderr
