@@ -9,7 +9,15 @@ from datetime import date
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from auditor.enums import Tier
 
@@ -125,8 +133,80 @@ class TierIntent(_Strict):
         return any(fnmatch.fnmatchcase(hostname, p) for p in patterns)
 
 
+def _port_ranges(value: object) -> list[tuple[int, int]]:
+    """Accept [161, "1812-1813"] or "67-69,4011"."""
+    items: list[object]
+    if isinstance(value, str):
+        items = [p for p in value.replace(" ", "").split(",") if p]
+    elif isinstance(value, int):
+        items = [value]
+    elif isinstance(value, list):
+        items = list(value)
+    else:
+        raise ValueError("expected ports such as [161] or ['1812-1813']")
+    out: list[tuple[int, int]] = []
+    for item in items:
+        if isinstance(item, int) and not isinstance(item, bool):
+            lo = hi = item
+        elif isinstance(item, str) and re.fullmatch(r"\d+(-\d+)?", item):
+            lo_s, _, hi_s = item.partition("-")
+            lo, hi = int(lo_s), int(hi_s or lo_s)
+        else:
+            raise ValueError(f"expected a port or range such as 161 or '1812-1813', got {item!r}")
+        if not (0 <= lo <= hi <= 65535):
+            raise ValueError(f"port range {lo}-{hi} is outside 0-65535")
+        out.append((lo, hi))
+    return out
+
+
+_AWS_ID = re.compile(r"^(tgw|igw|nat|eigw|vgw|eni|i|pcx|cagw|lgw|vpce)-[0-9a-f]+$")
+
+
+def _gateway(value: object) -> str:
+    """An OOB gateway: an address/CIDR (a next hop) or an AWS route target id (tgw-..., eni-...)."""
+    if isinstance(value, str) and _AWS_ID.match(value):
+        return value
+    try:
+        return _cidr(value)
+    except ValueError:
+        raise ValueError(
+            f"expected a gateway address such as 10.250.0.1 or an AWS route target such as tgw-0abc, "
+            f"got {value!r}"
+        ) from None
+
+
+class OobService(_Strict):
+    """A service authorised into or out of the OOB network beyond the jump hosts (SNMP pollers, NTP,
+    syslog, AAA, DHCP/PXE). Its replies (from destinations and ports back to sources) are authorised too."""
+
+    name: str = Field(min_length=1)
+    sources: list[Cidr] = Field(min_length=1)
+    destinations: list[Cidr] = Field(min_length=1)
+    protocol: Literal["tcp", "udp", "icmp", "any"]
+    ports: list[tuple[int, int]] = Field(default=[], description="destination ports; required for tcp/udp")
+
+    @field_validator("ports", mode="before")
+    @classmethod
+    def _ports(cls, v: object) -> list[tuple[int, int]]:
+        return _port_ranges(v)
+
+    @model_validator(mode="after")
+    def _ports_fit(self) -> OobService:
+        if self.protocol in ("tcp", "udp") and not self.ports:
+            raise ValueError(f"service {self.name!r}: give the {self.protocol} ports, e.g. ports: [161]")
+        if self.protocol in ("icmp", "any") and self.ports:
+            raise ValueError(f"service {self.name!r}: ports apply to tcp or udp only")
+        return self
+
+
 class OobTier(TierIntent):
     jump_hosts: list[Cidr] = []
+    services: list[OobService] = Field(
+        default=[], description="authorised services into/out of OOB beyond the jump hosts"
+    )
+    gateways: list[Annotated[str, BeforeValidator(_gateway)]] = Field(
+        default=[], description="next hops (or AWS route targets) a management default route may use"
+    )
 
 
 class FrontendTier(TierIntent):
@@ -185,10 +265,27 @@ class FlowLogIntent(_Strict):
     window_hours: int = Field(default=24, ge=1, le=24 * 90, description="how far back flow records are read")
 
 
+class Addressing(_Strict):
+    """What "public" means (see checks/address_space.py): ranges internal beyond RFC 1918/CGNAT/ULA, and
+    `external` ranges that count as public even inside private or special space (lab internet stand-ins)."""
+
+    internal: list[Cidr] = []
+    external: list[Cidr] = []
+
+    @field_validator("external")
+    @classmethod
+    def _not_both(cls, v: list[str], info: ValidationInfo) -> list[str]:
+        both = sorted(set(v) & set(info.data.get("internal", [])))
+        if both:
+            raise ValueError(f"{', '.join(both)} declared both internal and external; keep it in one list")
+        return v
+
+
 class Intent(_Strict):
     """The declared segmentation. A tier that is not declared makes its checks NOT_APPLICABLE."""
 
     tiers: Tiers = Tiers()
+    addressing: Addressing = Addressing()
     flow_logs: FlowLogIntent = FlowLogIntent()
     shared_responsibility: dict[str, Responsibility] = Field(
         default={}, description="control area -> who operates it, e.g. {physical-network: provider}"

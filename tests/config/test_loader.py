@@ -66,7 +66,7 @@ intent:
             "intent:\n  tierz: {}\n",
             2,
             "intent.tierz",
-            "expected one of: tiers, flow_logs, shared_responsibility",
+            "expected one of: tiers, ",  # other intent sections follow
         ),
         ("sources:\n  devices:\n    - {host: a, platform: junos}\n", 3, "sources.devices[0].platform", "eos"),
         ("sources:\n  devices:\n    - {host: a}\n", 3, "sources.devices[0].platform", "missing"),
