@@ -20,9 +20,9 @@ from auditor.capture import RawCapture
 from auditor.enums import FactKind
 from auditor.facts.network import Interface
 from auditor.normalize import NormalizeResult
-from collectors.normalizers.eos_tree import Context
-from collectors.normalizers.live_common import context_of, decode_text, device_fact, finish, guard, load_json
-from collectors.normalizers.napalm_facts import (
+from collectors.parsing.config_tree import Context
+from collectors.parsing.live_common import context_of, decode_text, device_fact, finish, guard, load_json
+from collectors.parsing.napalm_facts import (
     Source,
     build_interfaces,
     read_facts_getter,

@@ -1,4 +1,4 @@
-"""The one-pass config trees (eos_tree.parse_tree, nxos_tree.parse_tree) against ciscoconfparse2, kept
+"""The one-pass config trees (collectors.parsing.config_tree, collectors.platforms.nxos.tree) against ciscoconfparse2, kept
 here as the oracle: the same nodes, texts, line numbers and nesting for every IOS-style and NX-OS config
 in the fixtures, and for configs whose blank lines, `!` lines and odd indentation are shuffled at random."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from ciscoconfparse2 import CiscoConfParse
 
-from collectors.normalizers import nxos_tree
-from collectors.normalizers.eos_tree import DELIMITED_BANNER, Config, Node, blank_free_text, parse_tree
+from collectors.parsing.config_tree import DELIMITED_BANNER, Config, Node, blank_free_text, parse_tree
+from collectors.platforms.nxos import tree as nxos_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted(

@@ -28,7 +28,7 @@ from auditor.facts import (
     VxlanVni,
 )
 from auditor.normalize import NormalizeResult
-from collectors.normalizers.cumulus import COVERS, normalize_nvue_json
+from collectors.platforms.cumulus.nvue import COVERS, normalize_nvue_json
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "cumulus" / "synthetic_leaf01_nvue.json"
 

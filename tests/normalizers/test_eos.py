@@ -34,7 +34,7 @@ from auditor.facts.network import (
     VxlanVni,
 )
 from auditor.normalize import NormalizeResult
-from collectors.normalizers.eos import normalize_running_config
+from collectors.platforms.eos.running_config import normalize_running_config
 
 F = TypeVar("F", bound=FactRecord)
 AVD = Path(__file__).resolve().parents[1] / "fixtures" / "avd"
@@ -762,7 +762,7 @@ def test_a_failing_step_is_contained(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*_: object) -> list[Acl]:
         raise IndexError("list index out of range")
 
-    monkeypatch.setattr("collectors.normalizers.eos.parse_acls", broken)
+    monkeypatch.setattr("collectors.platforms.eos.running_config.parse_acls", broken)
     result = normalize_running_config(capture(LEAF1A.read_bytes(), device="dc1-leaf1a"))
     assert [p.message for p in result.problems] == [
         "could not read ACLs: IndexError: list index out of range"

@@ -19,7 +19,7 @@ from auditor.capture import RawCapture
 from auditor.enums import FactKind
 from auditor.facts import Acl, AclBinding, QosInterface, Route, VxlanVni
 from auditor.normalize import NormalizeResult
-from collectors.normalizers.eos_show import normalize_show_json
+from collectors.platforms.eos.show import normalize_show_json
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eos_show"
 ROUTE_FILES = sorted(FIXTURES.glob("route_*.json"))

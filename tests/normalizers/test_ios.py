@@ -17,7 +17,7 @@ import pytest
 from auditor.capture import RawCapture
 from auditor.facts import Acl, AclBinding, BgpNeighbor, Device, Interface, MgmtService, Route, Vrf
 from auditor.normalize import NormalizeResult
-from collectors.normalizers.ios import COVERS, normalize_running_config
+from collectors.platforms.ios.running_config import COVERS, normalize_running_config
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ios"
 CONFIGS = sorted(FIXTURES.glob("*.cfg"))

@@ -17,7 +17,7 @@ import yaml
 from auditor.capture import RawCapture
 from auditor.enums import FactKind
 from auditor.facts import Acl, LldpNeighbor, Route, Vlan, Vrf
-from collectors.normalizers.ios_show import normalize_show_text
+from collectors.platforms.ios.show import normalize_show_text
 
 NTC = Path(__file__).resolve().parents[1] / "fixtures" / "ntc" / "cisco_ios"
 CODES = {"C": "connected", "L": "local", "S": "static", "O": "ospf", "B": "bgp", "D": "eigrp", "i": "isis"}

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from ntc_templates.parse import ParsingException, parse_output
 
-from collectors.normalizers.ios_textfsm import TemplateCache
+from collectors.platforms.ios.templates import TemplateCache
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 COMMANDS = {

@@ -21,7 +21,7 @@ from auditor.capture import RawCapture
 from auditor.enums import FactKind
 from auditor.facts import Acl, Device, Interface, fact_model
 from auditor.normalize import NormalizeResult
-from collectors.normalizers.nxos import COVERS, normalize_running_config
+from collectors.platforms.nxos.running_config import COVERS, normalize_running_config
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "nxos"
 CASE_DIRS = sorted(p for p in CASES.iterdir() if (p / "expected.yaml").is_file())

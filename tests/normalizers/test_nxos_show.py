@@ -22,7 +22,7 @@ from auditor.capture import RawCapture
 from auditor.enums import FactKind
 from auditor.facts import Acl, QosInterface, Route, VxlanVni
 from auditor.normalize import NormalizeResult
-from collectors.normalizers.nxos_show import normalize_show_json
+from collectors.platforms.nxos.show import normalize_show_json
 
 NTC = Path(__file__).resolve().parents[1] / "fixtures" / "ntc" / "cisco_nxos"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "nxos_show"

@@ -22,7 +22,7 @@ from auditor.facts import (
     Vrf,
 )
 from auditor.normalize import NormalizeResult
-from collectors.normalizers.onyx import COVERS, normalize_running_config, normalize_show_text
+from collectors.platforms.onyx.cli import COVERS, normalize_running_config, normalize_show_text
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "onyx" / "synthetic_sn2700_running-config.txt"
 

@@ -32,7 +32,7 @@ from auditor.facts import (
     VxlanVni,
 )
 from auditor.normalize import NormalizeResult
-from collectors.normalizers.sonic import COVERS, normalize_config_db
+from collectors.platforms.sonic.config_db import COVERS, normalize_config_db
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sonic"
 FILES = sorted(FIXTURES.glob("*.json"))

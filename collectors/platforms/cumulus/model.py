@@ -1,0 +1,277 @@
+"""Readers of the NVUE object model (`nv config show -o json`, Cumulus Linux 5.x) -> facts.
+
+The tree (NVIDIA's NVUE reference; keys are the `nv set` path words):
+- interface/NAME: type (swp, bond, svi, loopback, eth, ...), link/{mtu, speed, state/{up|down}},
+  description, ip/{vrf, address/{A/L: {}}}, bond/member/{swp: {}}, bridge/domain/DOMAIN/{access: VLAN,
+  vlan: {VLAN: {}}, untagged: VLAN}, acl/NAME/{inbound|outbound: {}}, vlan (an SVI's VLAN).
+- bridge/domain/DOMAIN: vlan/{VLAN: {vni: {VNI: {}}}}, untagged (the native VLAN, default 1). A port
+  in a domain without its own vlan list carries every VLAN of the domain (a trunk).
+- vrf/NAME: router/static/PREFIX/via/{HOP|INTERFACE|blackhole: {}} (+ distance),
+  router/bgp/neighbor/PEER/{remote-as, peer-group, description}, evpn/vni/{VNI: {}}.
+- acl/NAME: type (ipv4|ipv6|mac), rule/N/{match/ip/{protocol, source-ip, dest-ip, source-port,
+  dest-port}, action/{permit|deny: {}}}.
+- qos/roce/{enable, mode}: lossless mode = PFC on switch priority 3, ECN on traffic class 3 and DSCP
+  trust on every switch port (NVIDIA's RoCE defaults); lossy = ECN only.
+- system/hostname; system/ssh-server/vrf/{VRF: {}}; service/snmp-server/{enable, listening-address/
+  {ADDRESS: {vrf}}}. Without ssh-server vrf, SSH follows eth0's VRF (mgmt by default).
+Defaults: a configured interface's link state is up; speed "auto" says nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from auditor.facts import FactRecord
+from auditor.facts.network import (
+    Acl,
+    AclBinding,
+    AclEntry,
+    BgpNeighbor,
+    Interface,
+    MgmtService,
+    QosInterface,
+    Route,
+    Vlan,
+    Vrf,
+    VxlanVni,
+)
+from collectors.parsing.config_tree import Context
+from collectors.parsing.live_common import IfType, as_int, ip_interface, ip_network, is_ip, vlan_ranges
+
+Tree = dict[str, Any]
+_TYPES: dict[str, IfType] = {
+    "swp": "ethernet",
+    "bond": "port-channel",
+    "svi": "vlan",
+    "loopback": "loopback",
+    "eth": "management",
+    "sub": "ethernet",
+    "peerlink": "port-channel",
+}
+_SPEED = re.compile(r"^(\d+(?:\.\d+)?)([MGT])$", re.IGNORECASE)
+_ROCE_PRIORITY = 3
+
+
+def d(value: Any) -> Tree:
+    return value if isinstance(value, dict) else {}
+
+
+def _speed(value: Any) -> int | None:
+    m = _SPEED.match(str(value or ""))
+    if not m:
+        return None
+    scale = {"m": 1, "g": 1000, "t": 1_000_000}[m.group(2).lower()]
+    return int(float(m.group(1)) * scale)
+
+
+def _domains(tree: Tree) -> dict[str, tuple[list[int], int]]:
+    """domain -> (its VLANs, its untagged VLAN)."""
+    out = {}
+    for name, body in d(d(tree.get("bridge")).get("domain")).items():
+        vlans = [v for v in (as_int(k) for k in d(d(body).get("vlan"))) if v is not None]
+        out[name] = (vlans, as_int(d(body).get("untagged")) or 1)
+    return out
+
+
+def read_interfaces(ctx: Context, tree: Tree) -> tuple[list[Interface], list[AclBinding]]:
+    domains = _domains(tree)
+    members = {
+        member: bond
+        for bond, body in d(tree.get("interface")).items()
+        for member in d(d(d(body).get("bond")).get("member"))
+    }
+    interfaces: list[Interface] = []
+    bindings: list[AclBinding] = []
+    for name, raw in d(tree.get("interface")).items():
+        body = d(raw)
+        link = d(body.get("link"))
+        ip = d(body.get("ip"))
+        addresses = [a for a in (ip_interface(k) for k in d(ip.get("address")) if k != "dhcp") if a]
+        bad = [k for k in d(ip.get("address")) if k != "dhcp" and ip_interface(k) is None]
+        for k in bad:
+            ctx.problem(None, f"interface {name}: cannot read address {k!r}; skipped")
+        mode: Literal["access", "trunk", "routed"] | None = "routed" if addresses else None
+        access = native = None
+        allowed: list[tuple[int, int]] | None = None
+        for domain, raw_port in d(d(body.get("bridge")).get("domain")).items():
+            port = d(raw_port)
+            vlans, untagged = domains.get(domain, ([], 1))
+            if port.get("access") is not None:
+                mode, access = "access", as_int(port.get("access"))
+            else:
+                own = [v for v in (as_int(k) for k in d(port.get("vlan"))) if v is not None]
+                mode, allowed = "trunk", vlan_ranges(own or vlans)
+                native = as_int(port.get("untagged")) or untagged
+        state = d(link.get("state"))
+        interfaces.append(
+            Interface(
+                device=ctx.device,
+                name=name,
+                type=_TYPES.get(str(body.get("type", "")), "other"),
+                description=str(body["description"]) if body.get("description") else None,
+                vrf=str(ip.get("vrf") or "default"),
+                enabled="down" not in state,
+                switchport=mode in ("access", "trunk"),
+                mode=mode,
+                access_vlan=access,
+                native_vlan=native,
+                trunk_allowed_vlans=allowed,
+                mtu=as_int(link.get("mtu")),
+                speed_mbps=_speed(link.get("speed")),
+                ipv4=[a for a in addresses if ":" not in a],
+                ipv6=[a for a in addresses if ":" in a],
+                port_channel=members.get(name),
+            )
+        )
+        for acl, directions in d(body.get("acl")).items():
+            for direction in d(directions):
+                if direction in ("inbound", "outbound"):
+                    bindings.append(
+                        AclBinding(
+                            device=ctx.device,
+                            acl=acl,
+                            attach_point="interface",
+                            name=name,
+                            direction="in" if direction == "inbound" else "out",
+                        )
+                    )
+    return interfaces, bindings
+
+
+def read_vlans_and_vnis(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[FactRecord]:
+    out: list[FactRecord] = []
+    for body in d(d(tree.get("bridge")).get("domain")).values():
+        for key, vlan_body in d(d(body).get("vlan")).items():
+            vid = as_int(key)
+            if vid is None:
+                ctx.problem(None, f"bridge VLAN {key!r} is not a number; skipped")
+                continue
+            ports = [
+                i.name
+                for i in interfaces
+                if i.access_vlan == vid or any(lo <= vid <= hi for lo, hi in i.trunk_allowed_vlans or [])
+            ]
+            out.append(Vlan(device=ctx.device, vlan_id=vid, interfaces=ports))
+            for vni in d(d(vlan_body).get("vni")):
+                if as_int(vni) is not None:
+                    out.append(VxlanVni(device=ctx.device, vni=int(vni), vlan=vid))
+    for name, vrf in d(tree.get("vrf")).items():
+        for vni in d(d(d(vrf).get("evpn")).get("vni")):
+            if as_int(vni) is not None:
+                out.append(VxlanVni(device=ctx.device, vni=int(vni), vrf=name))
+    return out
+
+
+def read_routing(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[FactRecord]:
+    out: list[FactRecord] = []
+    names = ["default", *d(tree.get("vrf")), *(i.vrf for i in interfaces)]
+    for name in dict.fromkeys(names):
+        vrf = d(d(tree.get("vrf")).get(name))
+        router = d(vrf.get("router"))
+        vnis = [as_int(v) for v in d(d(vrf.get("evpn")).get("vni"))]
+        out.append(
+            Vrf(
+                device=ctx.device,
+                name=name,
+                l3_vni=next((v for v in vnis if v), None),
+                interfaces=[i.name for i in interfaces if i.vrf == name],
+            )
+        )
+        for raw_prefix, static in d(router.get("static")).items():
+            prefix = ip_network(raw_prefix)
+            if prefix is None:
+                ctx.problem(None, f"vrf {name}: invalid static prefix {raw_prefix!r}; skipped")
+                continue
+            for via in d(d(static).get("via")) or {"": {}}:
+                out.append(
+                    Route(
+                        device=ctx.device,
+                        vrf=name,
+                        prefix=prefix,
+                        next_hop=via if is_ip(via) else None,
+                        interface=via if via and not is_ip(via) else None,
+                        distance=as_int(d(static).get("distance")) or 1,
+                    )
+                )
+        for peer, raw_peer in d(d(router.get("bgp")).get("neighbor")).items():
+            nb = d(raw_peer)
+            out.append(
+                BgpNeighbor(
+                    device=ctx.device,
+                    vrf=name,
+                    peer=peer,
+                    remote_as=str(nb["remote-as"]) if nb.get("remote-as") else None,
+                    peer_group=str(nb["peer-group"]) if nb.get("peer-group") else None,
+                    description=str(nb["description"]) if nb.get("description") else None,
+                    shutdown=str(nb.get("enable", "on")) == "off",
+                )
+            )
+    return out
+
+
+def read_acls(ctx: Context, tree: Tree) -> list[Acl]:
+    out: list[Acl] = []
+    for name, body in d(tree.get("acl")).items():
+        kind = str(d(body).get("type", "ipv4"))
+        entries = []
+        for seq, rule in sorted(d(d(body).get("rule")).items(), key=lambda kv: as_int(kv[0]) or 0):
+            match = d(d(d(rule).get("match")).get("ip"))
+            action: Literal["permit", "deny"] = "deny" if "deny" in d(d(rule).get("action")) else "permit"
+            sports = ",".join(d(match.get("source-port"))) or None
+            dports = ",".join(d(match.get("dest-port"))) or None
+            source = str(match.get("source-ip") or "any")
+            destination = str(match.get("dest-ip") or "any")
+            proto = str(match["protocol"]) if match.get("protocol") else None
+            words = [seq, action, proto, source, f"eq {sports}" if sports else None, destination]
+            words += [f"eq {dports}" if dports else None]
+            entries.append(
+                AclEntry(
+                    sequence=as_int(seq),
+                    action=action,
+                    protocol=proto,
+                    source=source,
+                    source_ports=f"eq {sports}" if sports else None,
+                    destination=destination,
+                    destination_ports=f"eq {dports}" if dports else None,
+                    text=" ".join(str(w) for w in words if w),
+                )
+            )
+        family: Literal["ipv4", "ipv6", "mac"] = (
+            "ipv6" if kind == "ipv6" else "mac" if kind == "mac" else "ipv4"
+        )
+        out.append(Acl(device=ctx.device, name=name, family=family, entries=entries))
+    return out
+
+
+def read_qos(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[QosInterface]:
+    roce = d(d(tree.get("qos")).get("roce"))
+    if str(roce.get("enable", "off")) != "on":
+        return []
+    lossless = str(roce.get("mode", "lossless")) == "lossless"
+    return [
+        QosInterface(
+            device=ctx.device,
+            interface=i.name,
+            pfc_enabled=lossless,
+            pfc_no_drop_priorities=[_ROCE_PRIORITY] if lossless else [],
+            ecn_queues=[_ROCE_PRIORITY],
+            trust="dscp",
+        )
+        for i in interfaces
+        if i.type == "ethernet"
+    ]
+
+
+def read_mgmt(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[MgmtService]:
+    eth0_vrf = next((i.vrf for i in interfaces if i.name == "eth0"), "mgmt")
+    system = d(tree.get("system"))
+    ssh_vrfs = list(d(d(system.get("ssh-server")).get("vrf"))) or [eth0_vrf]
+    out = [MgmtService(device=ctx.device, service="ssh", vrf=v) for v in ssh_vrfs]
+    snmp = d(d(tree.get("service")).get("snmp-server"))
+    if snmp:
+        on = str(snmp.get("enable", "off")) == "on"
+        vrfs = [str(d(a).get("vrf") or "default") for a in d(snmp.get("listening-address")).values()]
+        for vrf in dict.fromkeys(vrfs or ["default"]):
+            out.append(MgmtService(device=ctx.device, service="snmp", vrf=vrf, enabled=on))
+    return out

@@ -1,0 +1,58 @@
+"""Cumulus Linux NVUE config (`nv config show -o json`) -> network facts (entry "cumulus.nvue-json").
+
+The capture is the applied NVUE object tree: a JSON object of top-level branches (interface, bridge,
+vrf, router, qos, system, service, acl, ...), or NVUE's startup layout [{"header": ...}, {"set": {...}}]
+which is read the same way. Field-level notes are in model.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auditor.capture import RawCapture
+from auditor.facts import FactRecord
+from auditor.facts.network import Acl, AclBinding, Interface, MgmtService, QosInterface
+from auditor.normalize import RUNNING_CONFIG_COVERS, NormalizeResult
+from collectors.parsing.config_tree import Context
+from collectors.parsing.live_common import context_of, device_fact, finish, guard, load_json
+from collectors.platforms.cumulus import model as m
+
+COVERS = RUNNING_CONFIG_COVERS
+_BRANCHES = ("interface", "bridge", "vrf", "router", "system", "qos", "service", "acl", "evpn", "nve")
+
+
+def _tree(doc: Any, ctx: Context) -> m.Tree | None:
+    if isinstance(doc, list):  # [{"header": ...}, {"set": {...}}]
+        doc = next((item["set"] for item in doc if isinstance(item, dict) and "set" in item), None)
+    elif isinstance(doc, dict) and isinstance(doc.get("set"), dict):
+        doc = doc["set"]
+    if not isinstance(doc, dict) or not any(k in doc for k in _BRANCHES):
+        ctx.problem(1, "not an NVUE configuration: no interface, bridge, vrf, router or system branch")
+        return None
+    return doc
+
+
+def normalize_nvue_json(capture: RawCapture) -> NormalizeResult:
+    """Facts, problems and coverage of one NVUE config capture. Never raises on bad content."""
+    result = NormalizeResult()
+    ctx = context_of(capture)
+    doc = load_json(capture, ctx, "NVUE config")
+    tree = _tree(doc, ctx) if doc is not None else None
+    if tree is None:
+        return finish(result, ctx)
+    hostname = m.d(tree.get("system")).get("hostname")
+    result.add(device_fact(capture, ctx, "cumulus", hostname=str(hostname) if hostname else None))
+    pair: tuple[list[Interface], list[AclBinding]] = guard(
+        ctx, "interfaces", lambda: m.read_interfaces(ctx, tree), (list[Interface](), list[AclBinding]())
+    )
+    interfaces, bindings = pair
+    facts: list[FactRecord] = [*interfaces]
+    facts += guard(ctx, "bridge VLANs", lambda: m.read_vlans_and_vnis(ctx, tree, interfaces), [])
+    facts += guard(ctx, "VRFs", lambda: m.read_routing(ctx, tree, interfaces), [])
+    acls: list[Acl] = guard(ctx, "ACLs", lambda: m.read_acls(ctx, tree), [])
+    qos: list[QosInterface] = guard(ctx, "QoS", lambda: m.read_qos(ctx, tree, interfaces), [])
+    mgmt: list[MgmtService] = guard(ctx, "management", lambda: m.read_mgmt(ctx, tree, interfaces), [])
+    facts += [*acls, *bindings, *qos, *mgmt]
+    result.facts.extend(facts)
+    result.covers = set(COVERS)
+    return finish(result, ctx)

@@ -1,0 +1,1 @@
+"""The eos platform."""

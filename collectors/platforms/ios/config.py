@@ -1,0 +1,305 @@
+"""IOS / IOS-XE running-config sections -> Interface, Vrf, Vlan, Route, BgpNeighbor facts.
+
+The config is split into blocks by ciscoconfparse2's rules
+(collectors.parsing.config_tree.parse_tree: IOS indents the same way).
+IOS defaults read here (a running-config omits them):
+- An interface is enabled unless `shutdown`; it is a switchport only when its block says `switchport`
+  (routers and routed ports never do); `no switchport` makes it routed.
+- `vrf forwarding X` (vrf definition) and `ip vrf forwarding X` (ip vrf) put it in VRF X.
+- `speed N` is Mb/s; `speed auto` says nothing.
+- `ip route [vrf X] PREFIX MASK [INTERFACE] [NEXT-HOP] [DISTANCE] [name N]`, and BGP neighbours under
+  `router bgp` (default VRF) and `address-family ipv4 vrf X` (VRF X).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from auditor.facts.network import AclBinding, BgpNeighbor, Interface, Route, Vlan, Vrf
+from collectors.parsing.config_tree import Config, Context, Node
+from collectors.parsing.live_common import (
+    as_int,
+    interface_type,
+    ip_interface,
+    ip_network,
+    is_ip,
+    parse_vlan_list,
+    vlan_ranges,
+)
+
+_ACCESS_GROUP = re.compile(r"ip(?:v6)? (?:access-group|traffic-filter) (\S+) (in|out)")
+_VRF_MEMBER = re.compile(r"(?:ip )?vrf forwarding (\S+)")
+
+
+@dataclass
+class Interfaces:
+    interfaces: list[Interface] = field(default_factory=list)
+    bindings: list[AclBinding] = field(default_factory=list)
+
+
+@dataclass
+class _If:
+    """What the lines of one interface block set."""
+
+    description: str | None = None
+    vrf: str = "default"
+    enabled: bool = True
+    mtu: int | None = None
+    speed: int | None = None
+    switchport: bool | None = None
+    mode: Literal["access", "trunk", "routed"] | None = None
+    access: int | None = None
+    native: int | None = None
+    allowed: list[int] | None = None
+    v4: list[str] = field(default_factory=list)
+    v6: list[str] = field(default_factory=list)
+    channel: str | None = None
+
+
+def read_interfaces(ctx: Context, config: Config) -> Interfaces:
+    out = Interfaces()
+    for node, m in config.top(r"interface (.+)"):
+        name = m.group(1).replace(" ", "")
+        st = _If()
+        for child in node.children:
+            ag = _ACCESS_GROUP.fullmatch(child.text)
+            if ag is not None:
+                out.bindings.append(
+                    AclBinding(
+                        device=ctx.device,
+                        acl=ag.group(1),
+                        attach_point="interface",
+                        name=name,
+                        direction="in" if ag.group(2) == "in" else "out",
+                    )
+                )
+            else:
+                _line(ctx, st, name, child)
+        out.interfaces.append(_build(ctx, name, st))
+    return out
+
+
+def _line(ctx: Context, st: _If, name: str, child: Node) -> None:
+    text, words = child.text, child.words
+    if text.startswith("description "):
+        st.description = child.after("description")
+    elif (vm := _VRF_MEMBER.fullmatch(text)) is not None:
+        st.vrf = vm.group(1)
+    elif text in ("shutdown", "no shutdown"):
+        st.enabled = text == "no shutdown"
+    elif words[0] == "mtu" and len(words) == 2:
+        st.mtu = as_int(words[1])
+    elif words[0] == "speed" and len(words) == 2 and words[1].isdigit():
+        st.speed = int(words[1])
+    elif text.startswith("ip address ") and words[2] not in ("dhcp", "negotiated"):
+        value = ip_interface(" ".join(words[2:4]))
+        if value is None:
+            ctx.problem(child.line, f"interface {name}: cannot read {text!r}")
+        else:
+            st.v4.append(value)
+    elif text.startswith("ipv6 address ") and "/" in words[2]:
+        value = ip_interface(words[2])
+        if value is not None:
+            st.v6.append(value)
+    elif text == "no switchport":
+        st.switchport, st.mode = False, "routed"
+    elif text == "switchport":
+        st.switchport = True
+    elif text.startswith("switchport mode ") and words[2] in ("access", "trunk"):
+        st.switchport, st.mode = True, "access" if words[2] == "access" else "trunk"
+    elif text.startswith("switchport access vlan "):
+        st.switchport, st.access = True, as_int(words[3])
+    elif text.startswith("switchport trunk native vlan "):
+        st.native = as_int(words[4])
+    elif text.startswith("switchport trunk allowed vlan "):
+        st.allowed = _allowed(ctx, child, st.allowed)
+    elif words[0] == "channel-group" and len(words) > 1:
+        st.channel = f"Port-channel{words[1]}"
+
+
+def _build(ctx: Context, name: str, st: _If) -> Interface:
+    mode = st.mode or ("routed" if st.v4 and not st.switchport else None)
+    return Interface(
+        device=ctx.device,
+        name=name,
+        type=interface_type(name),
+        description=st.description,
+        vrf=st.vrf,
+        enabled=st.enabled,
+        switchport=bool(st.switchport),
+        mode=mode,
+        access_vlan=st.access if mode == "access" else None,
+        native_vlan=st.native if mode == "trunk" else None,
+        trunk_allowed_vlans=vlan_ranges(st.allowed) if mode == "trunk" and st.allowed is not None else None,
+        mtu=st.mtu,
+        speed_mbps=st.speed,
+        ipv4=st.v4,
+        ipv6=st.v6,
+        port_channel=st.channel,
+    )
+
+
+def _allowed(ctx: Context, node: Node, current: list[int] | None) -> list[int] | None:
+    rest = node.after("switchport trunk allowed vlan")
+    op, _, values = rest.partition(" ")
+    if op in ("add", "remove", "except"):
+        parsed = parse_vlan_list(values)
+    else:
+        op, parsed = (
+            "set",
+            (list(range(1, 4095)) if rest == "all" else [] if rest == "none" else parse_vlan_list(rest)),
+        )
+    if parsed is None:
+        ctx.problem(node.line, f"cannot read VLAN list {rest!r}")
+        return current
+    if op == "add":
+        return sorted(set(current or []) | set(parsed))
+    if op == "remove":
+        return sorted(set(current if current is not None else range(1, 4095)) - set(parsed))
+    if op == "except":
+        return sorted(set(range(1, 4095)) - set(parsed))
+    return parsed
+
+
+def read_vrfs(ctx: Context, config: Config, interfaces: list[Interface]) -> list[Vrf]:
+    vrfs: dict[str, dict[str, object]] = {"default": {"rd": None, "imp": [], "exp": []}}
+    for node, m in config.top(r"(?:vrf definition|ip vrf) (\S+)"):
+        entry: dict[str, object] = {"rd": None, "imp": [], "exp": []}
+        for child in node.walk():
+            words = child.words
+            if words[0] == "rd" and len(words) == 2:
+                entry["rd"] = words[1]
+            elif words[:1] == ["route-target"] and len(words) == 3:
+                if words[1] in ("import", "both"):
+                    entry["imp"].append(words[2])  # type: ignore[attr-defined]
+                if words[1] in ("export", "both"):
+                    entry["exp"].append(words[2])  # type: ignore[attr-defined]
+        vrfs[m.group(1)] = entry
+    for i in interfaces:
+        vrfs.setdefault(i.vrf, {"rd": None, "imp": [], "exp": []})
+    return [
+        Vrf(
+            device=ctx.device,
+            name=name,
+            rd=e["rd"],
+            route_targets_import=e["imp"],
+            route_targets_export=e["exp"],
+            interfaces=[i.name for i in interfaces if i.vrf == name],
+        )
+        for name, e in vrfs.items()
+    ]
+
+
+def read_vlans(ctx: Context, config: Config, interfaces: list[Interface]) -> list[Vlan]:
+    out: list[Vlan] = []
+    for node, m in config.top(r"vlan ([\d,\-]+)"):
+        ids = parse_vlan_list(m.group(1))
+        if ids is None:
+            ctx.problem(node.line, f"cannot read VLAN list {m.group(1)!r}")
+            continue
+        name = next((c.after("name") for c in node.children if c.words[0] == "name"), None)
+        for vid in ids:
+            members = [
+                i.name
+                for i in interfaces
+                if (i.mode == "access" and i.access_vlan == vid)
+                or (
+                    i.mode == "trunk"
+                    and (
+                        i.trunk_allowed_vlans is None
+                        or any(lo <= vid <= hi for lo, hi in i.trunk_allowed_vlans)
+                    )
+                )
+            ]
+            out.append(Vlan(device=ctx.device, vlan_id=vid, name=name, interfaces=members))
+    return out
+
+
+def _carries(i: Interface, vid: int) -> bool:
+    if i.mode == "access":
+        return i.access_vlan == vid
+    if i.mode == "trunk":
+        allowed = i.trunk_allowed_vlans
+        return allowed is None or any(lo <= vid <= hi for lo, hi in allowed)
+    return False
+
+
+def read_static_routes(ctx: Context, config: Config) -> list[Route]:
+    out: list[Route] = []
+    for node, m in config.top(r"ip route (.+)"):
+        words = m.group(1).split()
+        vrf = "default"
+        if words[:1] == ["vrf"] and len(words) > 2:
+            vrf, words = words[1], words[2:]
+        if len(words) < 3:
+            ctx.problem(node.line, f"cannot read static route {node.text!r}")
+            continue
+        prefix = ip_network(f"{words[0]} {words[1]}")
+        if prefix is None:
+            ctx.problem(node.line, f"invalid prefix in {node.text!r}")
+            continue
+        rest = words[2:]
+        interface = next_hop = name = None
+        distance: int | None = None
+        if rest and not is_ip(rest[0]):
+            interface, rest = rest[0], rest[1:]
+        if rest and is_ip(rest[0]):
+            next_hop, rest = rest[0], rest[1:]
+        if rest and rest[0].isdigit():
+            distance, rest = int(rest[0]), rest[1:]
+        if "name" in rest and rest.index("name") + 1 < len(rest):
+            name = rest[rest.index("name") + 1]
+        out.append(
+            Route(
+                device=ctx.device,
+                vrf=vrf,
+                prefix=prefix,
+                next_hop=next_hop,
+                interface=interface,
+                distance=distance or 1,
+                name=name,
+            )
+        )
+    return out
+
+
+def read_bgp(ctx: Context, config: Config) -> list[BgpNeighbor]:
+    peers: dict[tuple[str, str], dict[str, object]] = {}
+    groups: set[str] = set()
+
+    def visit(nodes: tuple[Node, ...], vrf: str) -> None:
+        for child in nodes:
+            words = child.words
+            if words[:2] == ["address-family", "ipv4"] and "vrf" in words:
+                visit(child.children, words[words.index("vrf") + 1])
+                continue
+            if words[:1] == ["address-family"]:
+                visit(child.children, vrf)
+                continue
+            if words[:1] != ["neighbor"] or len(words) < 3:
+                continue
+            peer, setting = words[1], words[2:]
+            if setting == ["peer-group"]:
+                groups.add(peer)
+                continue
+            entry = peers.setdefault((vrf, peer), {})
+            if setting[0] == "remote-as" and len(setting) > 1:
+                entry["remote_as"] = setting[1]
+            elif setting[0] == "peer-group" and len(setting) > 1:
+                entry["peer_group"] = setting[1]
+            elif setting[0] == "description":
+                entry["description"] = " ".join(setting[1:])
+            elif setting[0] == "shutdown":
+                entry["shutdown"] = True
+            elif setting[0] == "default-originate":
+                entry["default_originate"] = True
+
+    for node, _ in config.top(r"router bgp (\S+)"):
+        visit(node.children, "default")
+    return [
+        BgpNeighbor(device=ctx.device, vrf=vrf, peer=peer, **entry)
+        for (vrf, peer), entry in peers.items()
+        if peer not in groups and (entry.get("remote_as") or entry.get("peer_group"))
+    ]

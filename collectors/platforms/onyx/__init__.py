@@ -1,0 +1,1 @@
+"""The onyx platform."""
