@@ -3,8 +3,12 @@
 A conversation is a crossing when it was ACCEPTed, its destination lies in a backend or OOB CIDR, and
 its source is not authorized there: for the backend, anything outside the backend CIDRs; for OOB,
 anything outside the OOB CIDRs and the declared jump hosts (a jump host as destination is exempt too:
-it is how operators enter). Sources are labelled internet (globally routable), frontend, backend,
-OOB or undeclared.
+it is how operators enter), and anything a declared OOB service authorises (`intent.tiers.oob.services`:
+its request, or its reply back into OOB; checks/oob_services.py). OOB space includes AWS VPCs and
+subnets tagged as OOB. Sources are labelled internet (public as `intent.addressing` defines it,
+checks/address_space.py), frontend, backend, OOB or undeclared. Every flow-log source is read: offline
+flow-log directories and AWS accounts whose flow records were collected live, from every kind of
+interface (instances, appliances, endpoints, load balancers, NAT gateways).
 
 Flow logs record both directions of a connection. A conversation to a high port whose reverse (from
 its destination back to its source, ACCEPTed, to a lower port) was also seen is taken as the reply to
@@ -21,9 +25,12 @@ from auditor.config.models import OobTier
 from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import FlowConversation, FlowLogStats
 from auditor.store.reader import StoredFact
+from checks.address_space import AddressSpace, address_space
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.flows import conversations
 from checks.netutil import Network, address, networks_of
+from checks.oob_services import OobServices
+from checks.tier1._common import tagged_aws_networks
 
 NEEDS = frozenset({FactKind.FLOW_CONVERSATION})
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -38,8 +45,12 @@ class Zones:
         tiers = ctx.intent.tiers
         self.backend = tiers.backend.networks() if tiers.backend else []
         self.oob = tiers.oob.networks() if tiers.oob else []
+        if isinstance(tiers.oob, OobTier):
+            self.oob += tagged_aws_networks(ctx, tiers.oob)
         self.frontend = tiers.frontend.networks() if tiers.frontend else []
         self.jumps = networks_of(tiers.oob.jump_hosts) if isinstance(tiers.oob, OobTier) else []
+        self.space: AddressSpace = address_space(ctx)
+        self.services = OobServices.of(ctx.intent)
 
     def protected(self, dst: Address) -> str | None:
         if _in(dst, self.oob) and not _in(dst, self.jumps):
@@ -57,7 +68,7 @@ class Zones:
         for name, nets in (("frontend", self.frontend), ("backend", self.backend), ("OOB", self.oob)):
             if _in(src, nets):
                 return name
-        return "internet" if src.is_global else "undeclared space"
+        return "internet" if self.space.is_public(str(src)) else "undeclared space"
 
 
 class FlowsNoCrossTier(Check):
@@ -85,7 +96,12 @@ class FlowsNoCrossTier(Check):
             return
         nets = ", ".join(str(n) for n in [*zones.backend, *zones.oob])
         expected = f"no ACCEPTed flow into {nets} from outside its tier (jump hosts excepted for OOB)"
-        ready, gaps = self.split_assessable(ctx, [t for t in ctx.targets if t.kind == "flow-logs"], NEEDS)
+        sources = [
+            t
+            for t in ctx.targets
+            if t.kind == "flow-logs" or ctx.facts.covered(t.name, FactKind.FLOW_CONVERSATION)
+        ]
+        ready, gaps = self.split_assessable(ctx, sources, NEEDS)
         yield from gaps
         names = {t.name for t in ready}
         convs = [c for c in conversations(ctx.facts.of(FlowConversation), names) if c.action == "ACCEPT"]
@@ -108,6 +124,8 @@ class FlowsNoCrossTier(Check):
             dport = conv.dst_port
             if dport is not None and back is not None and dport >= 1024 and back < dport:
                 continue  # the reply to a connection the protected side opened
+            if zone == "OOB" and zones.services.covering(conv.src_addr, conv.dst_addr, conv.protocol, dport):
+                continue  # a declared OOB service (request or reply)
             found = f"accepted: {conv.counts()}, from {zones.label(src)} into {zone}"
             failed.add(conv.target)
             yield self.failed(conv.subject(), expected, found, *conv.facts, target=conv.target)

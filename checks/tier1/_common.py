@@ -6,19 +6,24 @@ Readings every T1 check applies the same way:
   routes OOB space in its global table, so its default VRF counts as a management VRF too.
 - A jump host is an address or prefix from `intent.tiers.oob.jump_hosts`; a source is "a jump host"
   only when it lies entirely inside one of them.
+- OOB space is the declared OOB CIDRs plus, with evidence of AWS, the CIDRs of the VPCs and subnets the
+  OOB tier's `aws` tags select (an OOB VPC is OOB space whether or not its CIDR was declared).
+- Declared services (`intent.tiers.oob.services`, checks/oob_services.py) authorise traffic beyond the
+  jump hosts; declared gateways (`intent.tiers.oob.gateways`) are where a management default route may go.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from auditor.config.models import OobTier
 from auditor.enums import Tier
-from auditor.facts import FactRecord, Interface
+from auditor.facts import AwsSubnet, AwsVpc, FactRecord, Interface
 from auditor.store.reader import StoredFact
 from checks.base import CheckContext, TargetView
-from checks.netutil import Network, inside, network, networks_of
+from checks.netutil import Network, address, inside, network, networks_of
+from checks.oob_services import OobServices
 
 
 @dataclass(frozen=True)
@@ -29,12 +34,41 @@ class Oob:
     nets: tuple[Network, ...]
     jump_nets: tuple[Network, ...]
     vrfs: frozenset[str]
+    services: OobServices = field(default_factory=OobServices)
+    gateway_nets: tuple[Network, ...] = ()
+    gateway_ids: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, ctx: CheckContext) -> Oob:
+        """The declared OOB network, with the CIDRs of AWS VPCs/subnets tagged as OOB added to its space."""
+        return ctx.derived("tier1-oob", lambda: cls._build(ctx))
+
+    @classmethod
+    def _build(cls, ctx: CheckContext) -> Oob:
         oob = ctx.intent.tiers.oob
         assert isinstance(oob, OobTier)  # the runner returns NOT_APPLICABLE when tier 1 is not declared
-        return cls(oob, tuple(oob.networks()), tuple(networks_of(oob.jump_hosts)), frozenset(oob.vrfs))
+        nets = [*oob.networks()]
+        for extra in tagged_aws_networks(ctx, oob):
+            if inside(str(extra), nets) is None:
+                nets.append(extra)
+        gateways = [g for g in oob.gateways if network(g) is not None]
+        return cls(
+            oob,
+            tuple(nets),
+            tuple(networks_of(oob.jump_hosts)),
+            frozenset(oob.vrfs),
+            OobServices.of(ctx.intent),
+            tuple(networks_of(gateways)),
+            frozenset(g for g in oob.gateways if network(g) is None),
+        )
+
+    def is_gateway(self, next_hop: str | None) -> bool:
+        """Whether a next hop (an address, or an AWS route target id) is a declared OOB gateway."""
+        if not next_hop:
+            return False
+        if next_hop in self.gateway_ids:
+            return True
+        return address(next_hop) is not None and inside(next_hop, self.gateway_nets) is not None
 
     def is_mgmt_vrf(self, vrf: str, device_tier: Tier | None) -> bool:
         return vrf in self.vrfs or (vrf == "default" and device_tier == Tier.OOB)
@@ -50,6 +84,25 @@ class Oob:
 
     def cidr_text(self) -> str:
         return ", ".join(str(n) for n in self.nets)
+
+
+def tagged_aws_networks(ctx: CheckContext, oob: OobTier) -> list[Network]:
+    """CIDRs of the AWS VPCs and subnets that the OOB tier's `aws` tags select (empty without tags)."""
+    if oob.aws is None:
+        return []
+    vpc_tags, subnet_tags = oob.aws.vpc_tags, oob.aws.subnet_tags
+    out: list[str] = []
+    for v in ctx.facts.of(AwsVpc):
+        if vpc_tags and all(v.record.tags.get(k) == val for k, val in vpc_tags.items()):
+            out += v.record.cidrs
+    for s in ctx.facts.of(AwsSubnet):
+        if (
+            s.record.cidr
+            and subnet_tags
+            and all(s.record.tags.get(k) == val for k, val in subnet_tags.items())
+        ):
+            out.append(s.record.cidr)
+    return networks_of(out)
 
 
 def device_targets(ctx: CheckContext) -> list[TargetView]:

@@ -1,8 +1,12 @@
-"""T1-OOB-FLOWS-AUTHORIZED: flow logs show no accepted connection into OOB space except from jump hosts.
+"""T1-OOB-FLOWS-AUTHORIZED: flow logs show no accepted connection into OOB space except from jump hosts
+and declared services.
 
-A conversation (FlowConversation, aggregated over every flow-log file of the window) is a violation
-when it was ACCEPTed, its destination is in the OOB CIDRs, and its source is neither a jump host nor
-itself in OOB space (traffic inside the OOB network is not "into" it).
+A conversation (FlowConversation, aggregated over every flow-log file of the window, whatever kind of
+interface recorded it: instance, appliance, endpoint, load balancer, NAT, Lambda) is a violation when
+it was ACCEPTed, its destination is in OOB space (the OOB CIDRs and AWS VPCs/subnets tagged as OOB),
+and its source is neither a jump host nor itself in OOB space (traffic inside the OOB network is not
+"into" it), nor authorised by a declared OOB service (`intent.tiers.oob.services`: the request from the
+service's sources, or its reply from the service's destinations back into OOB, see checks/oob_services).
 
 Replies: flow logs record each direction separately, so the answer of a server to a BMC's own request
 (NTP, DNS, a firmware mirror) also "enters" OOB space. A conversation is read as a reply, and left
@@ -43,7 +47,7 @@ class _Conversation:
 class OobFlowsAuthorized(Check):
     meta = CheckMeta(
         id="T1-OOB-FLOWS-AUTHORIZED",
-        title="No accepted flow into OOB space except from jump hosts",
+        title="No accepted flow into OOB space except from jump hosts and declared services",
         tier=Tier.OOB,
         severity=Severity.CRITICAL,
         needs=NEEDS,
@@ -78,6 +82,10 @@ class OobFlowsAuthorized(Check):
             if r.action.upper() == "ACCEPT":
                 accepted[(r.src_addr, r.dst_addr, r.dst_port, r.protocol)].add(f)
         expected = f"accepted flows into {oob.cidr_text()} only from jump hosts ({oob.jump_text()})"
+        if oob.services:
+            expected += (
+                " and declared OOB services (" + ", ".join(s.name for s in oob.services.services) + ")"
+            )
         into: dict[str, int] = defaultdict(int)
         failing: set[str] = set()
         for key in sorted(accepted, key=lambda k: (k[0], k[1], k[2] or 0, k[3] or 0)):
@@ -88,6 +96,8 @@ class OobFlowsAuthorized(Check):
             for target in {f.target for f in conv.facts}:
                 into[target] += 1
             if oob.is_jump_host(src) or oob.in_oob(src) or _is_reply(key, accepted):
+                continue
+            if oob.services.covering(src, dst, key[3], key[2]) is not None:
                 continue
             first = conv.facts[0].record
             failing |= {f.target for f in conv.facts}
