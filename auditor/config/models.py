@@ -19,6 +19,14 @@ from pydantic import (
     model_validator,
 )
 
+from auditor.config.segmentation import (
+    PortAssignment,
+    VrfAlias,
+    alias_list,
+    canonical_vrf,
+    check_references,
+    port_assignment,
+)
 from auditor.enums import Tier
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -290,6 +298,32 @@ class Intent(_Strict):
     shared_responsibility: dict[str, Responsibility] = Field(
         default={}, description="control area -> who operates it, e.g. {physical-network: provider}"
     )
+    vrf_aliases: list[VrfAlias] = Field(
+        default=[], description="device/platform spellings of declared VRFs, e.g. {Vrf-RDMA-A: RDMA-A}"
+    )
+    ports: list[PortAssignment] = Field(
+        default=[], description="port manifest: device and interface globs -> tier, tenant, VLAN, VRF, role"
+    )
+
+    @field_validator("vrf_aliases", mode="before")
+    @classmethod
+    def _alias_map(cls, v: object) -> object:
+        return alias_list(v)
+
+    @model_validator(mode="after")
+    def _references(self) -> Intent:
+        check_references(self)
+        return self
+
+    def canonical_vrf(self, name: str, device: str | None = None, platform: str | None = None) -> str:
+        """The declared VRF that `name` on this device stands for (aliases, SONiC's Vrf prefix), else
+        `name`. Every comparison of a device's VRF with the declared ones goes through here."""
+        return canonical_vrf(self, name, device, platform)
+
+    def port(self, device: str, interface: str) -> PortAssignment | None:
+        """The port manifest entry for this port (the first that covers it), or None."""
+        return port_assignment(self, device, interface)
+
 
     def tier_of_device(self, hostname: str) -> Tier | None:
         for tier in self.tiers.declared():
