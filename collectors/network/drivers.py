@@ -86,6 +86,8 @@ def napalm_driver(
             "transport": ReadOnlyEapiConnection,
             "context": tls_context(verify_tls, ca_file),
             "port": port or 443,
+            # TCP connect + TLS handshake under the connect timeout, not the command timeout
+            "connect_timeout": netmiko_args.get("conn_timeout"),
         }
         return EOSDriver(host, username, password or "", timeout=timeout, optional_args=optional)
     cls: type[NetworkDriver] = {"nxos_ssh": ReadOnlyNXOSSSHDriver, "ios": ReadOnlyIOSDriver}[driver]

@@ -1,10 +1,18 @@
 """The one read-only guard: every line any device collector sends passes `check_command` first.
 
-Both wire paths call it before a byte leaves the process: the guarded Netmiko channel
-(`collectors.network.netmiko_guard`, used for SSH platforms and by the NAPALM SSH drivers) and the
-guarded eAPI transport (`collectors.network.eapi`, used by the NAPALM EOS driver). A command is
-allowed only if it is a show-style command (with read-only output filters) or one of the session
-set-up / tear-down commands the drivers themselves send. Everything else raises ReadOnlyViolation.
+Every wire path calls it before a byte leaves the process: the guarded Netmiko channel
+(`collectors.network.netmiko_guard`, used for SSH platforms and by the NAPALM SSH drivers, `cli()`
+included) and the guarded eAPI transport (`collectors.network.eapi`, used by the NAPALM EOS driver,
+which checks each command of a `runCmds` request on its own). A command is allowed only if it is a
+show-style command (with read-only output filters) or one of the session set-up / tear-down commands
+the drivers themselves send. Everything else raises ReadOnlyViolation.
+
+The order matters. A terminal acts on control characters as it reads them: DEL or Ctrl-H erase,
+Ctrl-U and Ctrl-W kill the line or a word, Tab completes, ESC starts an editing sequence, CR and LF end
+the line, and a shell treats `?`, quotes and `!` specially. So the raw text is checked FIRST, byte by
+byte: only printable ASCII (space to `~`) may appear, which rules out every C0 control, DEL, every C1
+control (NEL U+0085 among them), the Unicode line and paragraph separators and any look-alike letter.
+Only then is whitespace normalised and the command matched against the allowlist.
 """
 
 from __future__ import annotations
@@ -13,11 +21,11 @@ import re
 
 from auditor.errors import ReadOnlyViolation
 
-# Commands that read state. The first word decides; the rest is checked for pipes and shell syntax.
+# Commands that read state. The first word decides (never an abbreviation: `sh` is refused).
 _READ_VERBS = frozenset({"show", "display", "get"})
 
 # Exact session set-up / tear-down lines drivers send (paging, width, privilege for show commands).
-_SESSION_COMMANDS = frozenset(
+SESSION_COMMANDS = frozenset(
     {
         "",  # a bare RETURN: drivers send it to find the prompt
         "terminal length 0",
@@ -62,13 +70,25 @@ _SAFE_PIPES = frozenset(
     }
 )
 
-# Shell or CLI syntax that could chain, redirect or substitute a second command.
-_FORBIDDEN = re.compile(r"[;&`$<>\\\n\r]|\|\||\(\s*\)")
+# The only characters a command may hold: printable ASCII. Anything else is refused before any
+# normalisation (see the module docstring).
+_PRINTABLE = re.compile(r"[\x20-\x7e]*")
+
+# Shell or CLI syntax that could chain, redirect, substitute, expand history, quote a pipe away, or ask
+# the CLI for help/completion: `; & | | $ ` < > \ ( ) { } ! ? ' "`. A single `|` is an output filter and
+# is checked filter by filter.
+_FORBIDDEN = re.compile(r"[;&`$<>\\(){}!?'\"]|\|\|")
 
 
 def normalize(line: str) -> str:
-    """Collapse whitespace so `show  ip route` and `show ip route` are checked alike."""
+    """Collapse runs of spaces so `show  ip route` and `show ip route` are checked alike. Only meant for
+    text that already passed `printable`: it must never turn a control character into a space."""
     return " ".join(line.split())
+
+
+def printable(line: str) -> bool:
+    """True when `line` holds nothing but printable ASCII (no control character, no line break)."""
+    return _PRINTABLE.fullmatch(line) is not None
 
 
 def _pipes_ok(parts: list[str]) -> bool:
@@ -76,17 +96,20 @@ def _pipes_ok(parts: list[str]) -> bool:
         words = part.split()
         if not words:
             return False
-        head = " ".join(words[:2]) if " ".join(words[:2]) in _SAFE_PIPES else words[0]
-        if head.lower() not in _SAFE_PIPES:
+        two = " ".join(words[:2]).lower()
+        head = two if two in _SAFE_PIPES else words[0].lower()
+        if head not in _SAFE_PIPES:
             return False
     return True
 
 
 def is_allowed(line: str) -> bool:
     """True when `line` only reads state. Case-insensitive for the verb; strict about everything else."""
+    if not printable(line):  # before any normalisation: a control character is never whitespace here
+        return False
     cmd = normalize(line)
     low = cmd.lower()
-    if low in _SESSION_COMMANDS:
+    if low in SESSION_COMMANDS:
         return True
     if _FORBIDDEN.search(cmd):
         return False
@@ -105,7 +128,12 @@ def check_command(line: str, *, target: str) -> None:
 
 
 def _describe(line: str) -> str:
-    """Name a refused line without echoing what could be a secret typed at the wrong prompt."""
+    """Name a refused line without echoing what could be a secret typed at the wrong prompt, and without
+    echoing control characters into a terminal or a log."""
+    if not printable(line):
+        bad = sorted({f"U+{ord(c):04X}" for c in line if not printable(c)})
+        shown = ", ".join(bad[:4]) + (", ..." if len(bad) > 4 else "")
+        return f"a line holding control or non-ASCII characters ({shown})"
     words = normalize(line).split(" ")
     if len(words) > 1 and re.fullmatch(r"[A-Za-z][A-Za-z-]*", words[0]):
         return repr(" ".join(words)[:120])
