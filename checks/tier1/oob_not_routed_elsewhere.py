@@ -129,7 +129,8 @@ class OobNotRoutedElsewhere(Check):
         oob_vpcs = {
             v.record.vpc_id
             for v in ctx.facts.of(AwsVpc)
-            if oob_vpc_tags and all(v.record.tags.get(k) == val for k, val in oob_vpc_tags.items())
+            if (oob_vpc_tags and all(v.record.tags.get(k) == val for k, val in oob_vpc_tags.items()))
+            or (v.record.cidrs and all(inside(c, oob_nets) for c in v.record.cidrs))
         }
         expected = f"no route to {', '.join(map(str, oob_nets))} outside the OOB VPCs"
         for table in ctx.facts.of(AwsRouteTable):
@@ -170,7 +171,14 @@ class OobNotRoutedElsewhere(Check):
             if table.target not in names:
                 continue
             rec = table.record
-            associated = set(rec.associations) | {
+            if rec.routes is None:
+                why = (
+                    f"the routes of transit gateway route table {rec.route_table_id} are not in the evidence"
+                )
+                yield self.not_assessed(rec.subject(), why, target=table.target)
+                continue
+            routes = rec.routes
+            associated = set(rec.associations or []) | {
                 a.record.attachment_id
                 for a in attachments.values()
                 if a.record.route_table_id == rec.route_table_id
@@ -184,7 +192,7 @@ class OobNotRoutedElsewhere(Check):
             )
             bad = [
                 f"{r.destination} -> {', '.join(r.attachment_ids) or r.state}"
-                for r in rec.routes
+                for r in routes
                 if r.state == "active"
                 and inside(r.destination, oob_nets)
                 and not inside(r.destination, jump_nets)
@@ -198,7 +206,7 @@ class OobNotRoutedElsewhere(Check):
                 yield self.failed(rec.subject(), expected, found, *facts, target=table.target)
             else:
                 found = (
-                    f"none among {len(rec.routes)} route(s)"
+                    f"none among {len(routes)} route(s)"
                     if not bad
                     else "OOB routes only for OOB VPC attachments"
                 )
