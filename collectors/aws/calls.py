@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The only operation verbs a collector may send; anything else is refused before it leaves (guard.py).
+# A sanity net for declarations: a declared call must at least be named like a read. The guard itself
+# (guard.py) admits only the exact declared operations, never a verb prefix.
 READ_ONLY_VERBS = ("Describe", "List", "Get", "Search", "Head", "Filter")
 
 # Where the IAM action is not `<service>:<operation>` (S3 names its actions after resources).
@@ -29,7 +30,8 @@ def is_read_only(operation: str) -> bool:
 
 @dataclass(frozen=True)
 class ApiCall:
-    """One operation a collector module may call: `service` is the IAM/endpoint prefix (ec2, s3, logs)."""
+    """One operation a collector module may call: `service` is botocore's service name (ec2, s3, logs,
+    sts: for these also the IAM prefix), `operation` botocore's operation name (DescribeVpcs)."""
 
     service: str
     operation: str

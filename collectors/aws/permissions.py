@@ -1,7 +1,8 @@
 """The IAM actions the AWS collector calls, gathered from what each collector module declares.
 
 Every module that makes calls lists them in a `CALLS` tuple; a test records every call made against a
-local AWS (moto) and holds it to exactly this list, so the policy is neither short nor wide.
+local AWS (moto) and holds it to exactly this list, so the policy is neither short nor wide. The same
+list is what the read-only guard admits (collectors/aws/guard.py): one source for both.
 """
 
 from __future__ import annotations
@@ -26,6 +27,12 @@ def declared_calls() -> list[ApiCall]:
             if call not in calls:
                 calls.append(call)
     return calls
+
+
+def declared_operations() -> list[str]:
+    """Every API operation the AWS collector may call, as `service:Operation`, sorted: exactly what the
+    read-only guard (`collectors.aws.guard`) admits."""
+    return sorted({f"{call.service}:{call.operation}" for call in declared_calls()})
 
 
 def required_actions() -> list[str]:

@@ -1,6 +1,7 @@
 """A boto3 session per configured AWS source (a profile, the default chain, or an assumed role with an
-external id), with the read-only guard installed before any client exists, and clients that retry in
-botocore's adaptive mode (client-side rate limiting on throttling)."""
+external id), with the read-only guard (`collectors.aws.guard`: exactly the declared operations)
+installed before any client exists, and clients that retry in botocore's adaptive mode (client-side rate
+limiting on throttling)."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def _assume_role(source: AwsSource, settings: CollectionSettings) -> boto3.Sessi
     sts = base.client(
         "sts", region_name=region, endpoint_url=source.endpoint_url, config=client_config(settings)
     )
-    install_guard(sts.meta.events, also_allow=frozenset({"AssumeRole"}))
+    install_guard(sts.meta.events, also_allow={("sts", "AssumeRole")})
     params: dict[str, Any] = {
         "RoleArn": source.role_arn,
         "RoleSessionName": ROLE_SESSION_NAME,
@@ -82,6 +83,11 @@ class Clients:
     endpoint_url: str | None
     config: Config
     _made: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Whoever made the session (open_session, or a factory injected for tests), its clients are
+        # guarded: registering again is harmless (one handler per unique id).
+        install_guard(self.session.events)
 
     def __call__(self, service: str) -> Any:
         if service not in self._made:
