@@ -14,6 +14,12 @@ Redfish/HTTPS from the declared jump hosts only.
   exists, but the ENIs were not collected). Referenced security groups are resolved to the addresses of
   the ENIs that carry them.
 ACLs are read first-match, conservatively (see checks/tier1/_acl.py).
+
+A declared OOB service (`intent.tiers.oob.services`, checks/oob_services.py) that carries SSH, IPMI or
+HTTPS from its sources to its destinations authorises exactly that: an ACL entry or security group rule
+admitting the port from inside the service's sources, to addresses inside its destinations, is not a
+violation (e.g. a provisioning server's Redfish calls). Services on other ports (SNMP, NTP, syslog, AAA,
+DHCP/PXE) do not concern this check: only SSH, IPMI and Redfish/HTTPS are held to the jump hosts.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from auditor.facts import (
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, inside, network
-from checks.tier1._acl import HTTPS, PROTECTED, SSH, Admission, Service, admissions, outside
+from checks.tier1._acl import HTTPS, PROTECTED, SSH, Admission, Service, address, admissions, outside
 from checks.tier1._common import Oob, addresses, device_targets
 
 DEVICE_NEEDS = frozenset({FactKind.INTERFACE, FactKind.ACL, FactKind.ACL_BINDING})
@@ -85,7 +91,7 @@ class OobAccessJumpHostsOnly(Check):
             acls[(a.target, a.record.name)].append(a)
         bindings = [b for b in ctx.facts.of(AclBinding) if b.target in names]
         yield from self._segments(ctx, oob, names, bindings, acls)
-        yield from self._services(oob, bindings, acls)
+        yield from self._services(ctx, oob, bindings, acls)
         yield from self._clouds(ctx, oob)
 
     def _segments(
@@ -124,16 +130,23 @@ class OobAccessJumpHostsOnly(Check):
 
     def _services(
         self,
+        ctx: CheckContext,
         oob: Oob,
         bindings: list[StoredFact[AclBinding]],
         acls: dict[tuple[str, str], list[StoredFact[Acl]]],
     ) -> Iterable[Finding]:
+        own: dict[str, list[Network]] = defaultdict(list)  # the devices' own OOB addresses
+        for i in ctx.facts.of(Interface):
+            for a in addresses(i.record):
+                if oob.in_oob(a) and (host := network(a.split("/")[0])) is not None:
+                    own[i.target].append(host)
         for b in bindings:
             services = SERVICE_PORTS.get(b.record.name, ())
             if b.record.attach_point != "management" or b.record.direction != "in" or not services:
                 continue
             expected = f"{b.record.name} admits {', '.join(map(str, services))} only from jump hosts"
-            yield self._judge(b, acls.get((b.target, b.record.acl), []), services, None, oob, expected)
+            acl = acls.get((b.target, b.record.acl), [])
+            yield self._judge(b, acl, services, None, oob, expected, own.get(b.target) or list(oob.nets))
 
     def _judge(
         self,
@@ -143,6 +156,7 @@ class OobAccessJumpHostsOnly(Check):
         nets: list[Network] | None,
         oob: Oob,
         expected: str,
+        protected: list[Network] | None = None,
     ) -> Finding:
         subject = binding.record.subject()
         if not acls:
@@ -151,7 +165,9 @@ class OobAccessJumpHostsOnly(Check):
         bad: list[Admission] = []
         for acl in acls:
             for service in services:
-                bad += outside(admissions(acl.record, service, nets), oob.jump_nets)
+                found_here = outside(admissions(acl.record, service, nets), oob.jump_nets)
+                family = acl.record.family
+                bad += [a for a in found_here if not _declared(a, oob, nets or protected or [], family)]
         facts: list[StoredFact[FactRecord]] = [binding, *acls]
         if bad:
             found = "admits " + "; ".join(a.describe() for a in bad)
@@ -194,13 +210,31 @@ class OobAccessJumpHostsOnly(Check):
                     target=target,
                 )
                 continue
-            bad = [text for rule in sg.record.ingress for text in _sg_violations(rule, oob, members)]
+            guarded = [ip for e in attached for ip in e.record.private_ips + e.record.ipv6_addresses]
+            bad = [text for rule in sg.record.ingress for text in _sg_violations(rule, oob, members, guarded)]
             facts: list[StoredFact[FactRecord]] = [sg, *attached]
             if bad:
                 yield self.failed(sg.record.subject(), expected, "; ".join(bad), *facts, target=target)
             else:
                 found = f"{len(sg.record.ingress)} ingress rule(s), none opens these ports beyond jump hosts"
                 yield self.passed(sg.record.subject(), expected, found, *facts, target=target)
+
+
+def _declared(admission: Admission, oob: Oob, protected: list[Network], family: str) -> bool:
+    """Whether a declared OOB service authorises this admission: its source inside the service's sources,
+    every protected address it reaches inside the service's destinations, and the service's port."""
+    if admission.net is None or not protected:
+        return False
+    dst, resolved = address(admission.entry.destination, family)
+    if not resolved or dst is None:
+        return False
+    reached = [p for p in protected if p.version == dst.version and p.overlaps(dst)]
+    targets = [dst if dst.subnet_of(p) else p for p in reached]  # type: ignore[arg-type]
+    service = admission.service
+    return bool(targets) and all(
+        oob.services.admitting(str(admission.net), str(t), service.protocol, service.port) is not None
+        for t in targets
+    )
 
 
 def _guards_oob(eni: AwsNetworkInterface, oob: Oob) -> bool:
@@ -220,18 +254,25 @@ def _sg_opens(rule: SgRule, service: Service) -> bool:
     return lo <= service.port <= hi or lo == -1
 
 
-def _sg_violations(rule: SgRule, oob: Oob, members: dict[str, list[str]]) -> list[str]:
+def _sg_violations(rule: SgRule, oob: Oob, members: dict[str, list[str]], guarded: list[str]) -> list[str]:
     out: list[str] = []
     for service in PROTECTED:
         if not _sg_opens(rule, service):
             continue
+
+        def allowed(source: str, service: Service = service) -> bool:
+            return oob.is_jump_host(source) or all(
+                oob.services.admitting(source, ip, service.protocol, service.port) is not None
+                for ip in guarded
+            )
+
         for cidr in [*rule.cidrs, *rule.ipv6_cidrs]:
-            if not oob.is_jump_host(cidr):
+            if not allowed(cidr):
                 out.append(f"{service} from {cidr}")
         for pl in rule.prefix_lists:
             out.append(f"{service} from prefix list {pl} (not resolvable from the evidence)")
         for group in rule.groups:
-            strangers = [ip for ip in members.get(group, []) if not oob.is_jump_host(ip)]
+            strangers = [ip for ip in members.get(group, []) if not allowed(ip)]
             if strangers:
                 out.append(f"{service} from security group {group} ({', '.join(sorted(strangers)[:5])})")
     return out
