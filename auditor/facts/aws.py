@@ -70,12 +70,16 @@ class AwsRouteTable(_AwsFact):
 class AwsGateway(_AwsFact):
     kind: ClassVar[FactKind] = FactKind.AWS_GATEWAY
     gateway_id: str
-    gateway_type: Literal["internet", "nat", "egress-only", "transit", "vpn", "vpc-peering"]
+    gateway_type: Literal["internet", "nat", "egress-only", "transit", "vpn", "vpc-peering", "vpn-connection"]
     vpc_ids: list[str] = []
     subnet_id: str | None = None
     state: str | None = None
     public: bool = False
     tags: dict[str, str] = {}
+    # A VPN connection: the VPN gateway or transit gateway it ends on, and its static routes (the prefixes
+    # its customer gateway holds, when the connection uses static routing).
+    via: str | None = None
+    destinations: list[str] = []
 
     def subject(self) -> str:
         return f"{self.account}/{self.region}/{self.gateway_id}"
@@ -186,19 +190,25 @@ class TgwRoute(_Part):
 
 
 class AwsTgwRouteTable(_AwsFact):
+    """A transit gateway route table. The AWS CLI gives its parts in separate files (describe, routes,
+    associations, propagations), each read into a partial record; the run's records of one table are
+    merged (checks/reconcile). None means "that part is not in the evidence", never "empty"."""
+
     kind: ClassVar[FactKind] = FactKind.AWS_TGW_ROUTE_TABLE
     route_table_id: str
-    transit_gateway_id: str
-    routes: list[TgwRoute] = []
-    associations: list[str] = []  # attachment ids
-    propagations: list[str] = []  # attachment ids
+    transit_gateway_id: str | None = None
+    routes: list[TgwRoute] | None = None
+    associations: list[str] | None = None  # attachment ids
+    propagations: list[str] | None = None  # attachment ids
 
     def subject(self) -> str:
         return f"{self.account}/{self.region}/{self.route_table_id}"
 
 
 class AwsFlowLogDestination(_AwsFact):
-    """Where flow logs land and whether they are kept immutably."""
+    """Where flow logs land and whether they are kept immutably. An S3 bucket's Object Lock and versioning
+    come from two CLI files, each read into a partial record (the other's fields None) and merged per run
+    (checks/reconcile)."""
 
     kind: ClassVar[FactKind] = FactKind.AWS_FLOW_LOG_DESTINATION
     destination: str  # bucket ARN or log group name

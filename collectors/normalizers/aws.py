@@ -4,8 +4,10 @@ The input is what boto3 returns (dumped as JSON) or what `aws ec2 describe-... -
 one response, several responses merged into one object, a list of responses, or responses written one
 after another. Only the EC2 keys below are read; ResponseMetadata, NextToken and other keys are ignored.
 One unreadable item becomes a Problem naming its key and index; the others are kept. It never raises.
-The readers live in aws_routing (topology), aws_filtering (SGs, NACLs, flow-log settings) and aws_transit
-(TGW attachments and route tables, ENIs, flow-log destinations, with this project's own joined shapes).
+The readers live in aws_routing (topology, VPN connections), aws_filtering (SGs, NACLs, flow-log settings)
+and aws_transit (TGW attachments and route tables, ENIs, flow-log destinations, with the live collector's
+joined shapes). CLI files that need their resource's name from the file name (a bucket's Object Lock, a
+TGW route table's routes) carry it in the meta and are read by aws_cli.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from auditor.capture import RawCapture
 from auditor.enums import FactKind
 from auditor.facts.base import FactRecord
 from auditor.normalize import NormalizeResult, Problem
+from collectors.normalizers.aws_cli import naming_hint, normalize_cli_file
 from collectors.normalizers.aws_filtering import read_flow_log, read_network_acl, read_security_group
 from collectors.normalizers.aws_routing import (
     read_egress_only_gateway,
@@ -31,10 +34,12 @@ from collectors.normalizers.aws_routing import (
     read_subnet,
     read_transit_gateway,
     read_vpc,
+    read_vpn_connection,
     read_vpn_gateway,
 )
 from collectors.normalizers.aws_transit import (
     read_flow_log_destination,
+    read_log_group,
     read_network_interface,
     read_tgw_attachment,
     read_tgw_route_table,
@@ -51,6 +56,12 @@ def normalize_describe(capture: RawCapture) -> NormalizeResult:
     """Facts for every item under the EC2 keys present; covers the kinds whose key was present."""
     result = NormalizeResult()
     uncovered: set[FactKind] = set()
+    if capture.meta.get("aws_file"):
+        try:
+            normalize_cli_file(capture, result)
+        except Exception as exc:  # last resort, as below
+            result.problems.append(Problem(capture.origin, f"could not read the CLI output: {exc!r}"))
+        return result
     try:
         responses = _load(capture.content, capture.origin, result.problems)
         ctx = AwsContext(
@@ -60,6 +71,8 @@ def normalize_describe(capture: RawCapture) -> NormalizeResult:
         )
         ctx.vpc_owner = _vpc_owners(responses)
         for response in responses:
+            for key in sorted(UNNAMED_KEYS & set(response)):
+                result.problems.append(Problem(capture.origin, naming_hint(key) or key))
             for key, (kind, reader) in _READERS.items():
                 if key in response:
                     if _complete(response[key], key, ctx, result):
@@ -182,7 +195,14 @@ _READERS: dict[str, tuple[FactKind, _Reader]] = {
     "TransitGatewayRouteTables": (FactKind.AWS_TGW_ROUTE_TABLE, read_tgw_route_table),
     "NetworkInterfaces": (FactKind.AWS_NETWORK_INTERFACE, read_network_interface),
     "FlowLogDestinations": (FactKind.AWS_FLOW_LOG_DESTINATION, read_flow_log_destination),
+    "logGroups": (FactKind.AWS_FLOW_LOG_DESTINATION, read_log_group),
+    "VpnConnections": (FactKind.AWS_GATEWAY, read_vpn_connection),
 }
+RESPONSE_KEYS = frozenset(_READERS)  # what makes a JSON file a describe response (collectors/offline)
+# Top-level keys of CLI responses that do not name their resource: only readable from a named file.
+UNNAMED_KEYS = frozenset(
+    {"Routes", "Associations", "TransitGatewayRouteTablePropagations", "ObjectLockConfiguration"}
+)
 _ID_KEYS = {
     "Vpcs": "VpcId",
     "Subnets": "SubnetId",
@@ -200,4 +220,6 @@ _ID_KEYS = {
     "TransitGatewayRouteTables": "TransitGatewayRouteTableId",
     "NetworkInterfaces": "NetworkInterfaceId",
     "FlowLogDestinations": "Destination",
+    "logGroups": "logGroupName",
+    "VpnConnections": "VpnConnectionId",
 }

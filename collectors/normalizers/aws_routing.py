@@ -223,3 +223,23 @@ def read_peering(item: dict[str, Any], ctx: AwsContext) -> AwsGateway:
         state=optional(status, "Code") if isinstance(status, dict) else None,
         tags=tags(item),
     )
+
+
+def read_vpn_connection(item: dict[str, Any], ctx: AwsContext) -> AwsGateway:
+    """A site-to-site VPN connection (DescribeVpnConnections): the VPN or transit gateway it ends on and
+    its static routes. Its CustomerGatewayConfiguration (which holds the tunnels' keys) is never read."""
+    routes = [
+        cidr
+        for r in objects(item, "Routes")
+        if (cidr := optional(r, "DestinationCidrBlock")) is not None and r.get("State") not in ("deleted",)
+    ]
+    return AwsGateway(
+        account=ctx.account_for(item),
+        region=ctx.region,
+        gateway_id=required(item, "VpnConnectionId"),
+        gateway_type="vpn-connection",
+        state=optional(item, "State"),
+        via=optional(item, "VpnGatewayId") or optional(item, "TransitGatewayId"),
+        destinations=routes,
+        tags=tags(item),
+    )

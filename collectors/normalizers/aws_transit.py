@@ -1,7 +1,9 @@
 """EC2 readers for transit gateway attachments and route tables, network interfaces, and the flow-log
 destinations' immutability (S3 Object Lock and versioning, CloudWatch Logs retention).
 
-Two shapes are this project's own, because the AWS responses they join do not name what they belong to:
+Two shapes are this project's own, written by the live collector (collectors/aws), because the AWS
+responses they join do not name what they belong to. Offline evidence uses the AWS CLI's own output files
+instead, one per call (read by normalizers/aws_cli); both end in the same facts.
 
 - a `TransitGatewayRouteTables` item (DescribeTransitGatewayRouteTables) may carry `Routes` (the
   `Routes` of SearchTransitGatewayRoutes on that table, with `AdditionalRoutesAvailable`),
@@ -72,7 +74,7 @@ def _tgw_route(route: dict[str, Any], index: int) -> TgwRoute:
     )
 
 
-def _attachment_ids(item: dict[str, Any], key: str) -> list[str]:
+def attachment_ids(item: dict[str, Any], key: str) -> list[str]:
     ids: list[str] = []
     for entry in objects(item, key):
         if entry.get("State") in ("disassociated", "disabled", "disabling", "disassociating"):
@@ -84,25 +86,44 @@ def _attachment_ids(item: dict[str, Any], key: str) -> list[str]:
 
 
 def read_tgw_route_table(item: dict[str, Any], ctx: AwsContext) -> AwsTgwRouteTable:
+    """A DescribeTransitGatewayRouteTables item; the parts it does not carry stay None (unknown). Routes
+    that AWS says are more than it returned are unknown too (the gap is reported)."""
+    routes = None
+    if "Routes" in item and item.get("AdditionalRoutesAvailable") is not True:
+        routes = tgw_routes(item)
     return AwsTgwRouteTable(
         account=ctx.account_for(item),
         region=ctx.region,
         route_table_id=required(item, "TransitGatewayRouteTableId"),
         transit_gateway_id=required(item, "TransitGatewayId"),
-        routes=[_tgw_route(r, i) for i, r in enumerate(objects(item, "Routes"))],
-        associations=_attachment_ids(item, "Associations"),
-        propagations=_attachment_ids(item, "Propagations"),
+        routes=routes,
+        associations=attachment_ids(item, "Associations") if "Associations" in item else None,
+        propagations=attachment_ids(item, "Propagations") if "Propagations" in item else None,
     )
 
 
+def tgw_routes(response: dict[str, Any]) -> list[TgwRoute]:
+    """The `Routes` of a SearchTransitGatewayRoutes response (or of a joined table item)."""
+    return [_tgw_route(r, i) for i, r in enumerate(objects(response, "Routes"))]
+
+
+JOINED_KEYS = ("Routes", "Associations", "Propagations")
+
+
 def tgw_route_table_gap(item: object) -> str | None:
-    """Why a route table item does not prove its routes (None: it does)."""
-    if not isinstance(item, dict):
+    """Why a joined route table item (live collection: a table with its routes, associations and
+    propagations) does not prove its routes (None: it does). A plain DescribeTransitGatewayRouteTables
+    item, as the CLI writes it, carries none of the three: its parts come from their own files."""
+    if not isinstance(item, dict) or not any(k in item for k in JOINED_KEYS):
         return None
-    for key, call in (
-        ("Routes", "SearchTransitGatewayRoutes"),
-        ("Associations", "GetTransitGatewayRouteTableAssociations"),
-        ("Propagations", "GetTransitGatewayRouteTablePropagations"),
+    for key, call in zip(
+        JOINED_KEYS,
+        (
+            "SearchTransitGatewayRoutes",
+            "GetTransitGatewayRouteTableAssociations",
+            "GetTransitGatewayRouteTablePropagations",
+        ),
+        strict=True,
     ):
         if key not in item:
             return f"has no {key} (add the {call} output for it)"
@@ -171,20 +192,7 @@ def read_flow_log_destination(item: dict[str, Any], ctx: AwsContext) -> AwsFlowL
 def _s3_destination(item: dict[str, Any], ctx: AwsContext, destination: str) -> AwsFlowLogDestination:
     if "ObjectLockConfiguration" not in item or "Versioning" not in item:
         raise ItemError("an s3 destination needs ObjectLockConfiguration (or null) and Versioning")
-    lock = item.get("ObjectLockConfiguration")
-    enabled, mode, days = False, None, None
-    if lock is not None:
-        lock = item_mapping(lock, "ObjectLockConfiguration")
-        enabled = optional(lock, "ObjectLockEnabled") == "Enabled"
-        rule = lock.get("Rule")
-        retention = item_mapping(rule, "Rule").get("DefaultRetention") if rule is not None else None
-        if retention is not None:
-            retention = item_mapping(retention, "DefaultRetention")
-            mode = optional(retention, "Mode")
-            days = optional_int(retention, "Days")
-            years = optional_int(retention, "Years")
-            if days is None and years is not None:
-                days = years * 365
+    enabled, mode, days = object_lock(item.get("ObjectLockConfiguration"))
     versioning = item_mapping(item.get("Versioning"), "Versioning")
     return AwsFlowLogDestination(
         account=ctx.account_for(item),
@@ -195,4 +203,35 @@ def _s3_destination(item: dict[str, Any], ctx: AwsContext, destination: str) -> 
         object_lock_mode=mode,
         object_lock_days=days,
         versioning=optional(versioning, "Status") or "Disabled",
+    )
+
+
+def object_lock(lock: object) -> tuple[bool, str | None, int | None]:
+    """(enabled, default retention mode, default retention days) of a GetObjectLockConfiguration
+    `ObjectLockConfiguration` (None: the bucket has none). Years count as 365 days."""
+    if lock is None:
+        return False, None, None
+    lock = item_mapping(lock, "ObjectLockConfiguration")
+    enabled = optional(lock, "ObjectLockEnabled") == "Enabled"
+    mode, days = None, None
+    rule = lock.get("Rule")
+    retention = item_mapping(rule, "Rule").get("DefaultRetention") if rule is not None else None
+    if retention is not None:
+        retention = item_mapping(retention, "DefaultRetention")
+        mode = optional(retention, "Mode")
+        days = optional_int(retention, "Days")
+        years = optional_int(retention, "Years")
+        if days is None and years is not None:
+            days = years * 365
+    return enabled, mode, days
+
+
+def read_log_group(item: dict[str, Any], ctx: AwsContext) -> AwsFlowLogDestination:
+    """A CloudWatch Logs group (`aws logs describe-log-groups`): no retentionInDays means never expires."""
+    return AwsFlowLogDestination(
+        account=ctx.account_for(item),
+        region=ctx.region,
+        destination=required(item, "logGroupName"),
+        destination_type="cloud-watch-logs",
+        retention_days=optional_int(item, "retentionInDays"),
     )

@@ -37,7 +37,11 @@ from collectors.normalizers.aws import normalize_describe
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "aws"
 HANDMADE = FIXTURES / "handmade" / "cli-describe-stream.json"
 BOTOCORE = sorted((FIXTURES / "botocore-ec2-examples").glob("*.json"))
-FOLDERS = sorted({p.parent for p in FIXTURES.rglob("*.json")} - {FIXTURES / "handmade", BOTOCORE[0].parent})
+CLI_FILES = FIXTURES / "cli"  # one CLI command per file, some not JSON (tests/offline/test_aws_cli_files.py)
+FOLDERS = sorted(
+    {p.parent for p in FIXTURES.rglob("*.json") if CLI_FILES not in p.parents}
+    - {FIXTURES / "handmade", BOTOCORE[0].parent}
+)
 SINGLES = sorted(p for p in FIXTURES.rglob("*Test*.json"))
 FOLDERS = [f for f in FOLDERS if not any(p.parent == f for p in SINGLES)]
 KEY_KINDS = {
