@@ -9,8 +9,12 @@ On every device of tier oob:
 
 BMC naming heuristic (documented, deliberately narrow): the neighbour's system name or port
 matches `BMC_PATTERN` (bmc, ipmi, idrac, ilo, xcc, imm, redfish, pdu, console, oob as a word). A
-management port is a neighbour port named Management1, Ma1, mgmt0 and the like (`MGMT_PORT`). BMCs
-that send no LLDP simply do not appear; a data-plane NIC or switch port that does is reported.
+management port is a platform's out-of-band port (checks/tier1/_mgmt_ports.py: Management0/1, Ma1,
+mgmt0, eth0 on SONiC and Cumulus switches, GigabitEthernet0/0 in a management VRF on IOS). BMCs that send
+no LLDP simply do not appear; a data-plane NIC or switch port that does is reported.
+
+The OOB switch's own management port is not a data-plane port either: its LLDP neighbours (the OOB core
+it uplinks to), VLANs and address are left out.
 """
 
 from __future__ import annotations
@@ -25,10 +29,10 @@ from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, overlapping
 from checks.tier1._common import Oob, addresses
+from checks.tier1._mgmt_ports import MgmtPorts
 
 NEEDS = frozenset({FactKind.INTERFACE, FactKind.VLAN, FactKind.VRF})
 BMC_PATTERN = re.compile(r"(?i)(?:^|[^a-z])(bmc|ipmi|idrac|ilo|xcc|imm|redfish|pdu|console|oob)(?:[^a-z]|$)")
-MGMT_PORT = re.compile(r"(?i)^(management|mgmt|ma)\s*\d+(/\d+)*$")
 
 
 class OobSwitchDedicated(Check):
@@ -56,10 +60,11 @@ class OobSwitchDedicated(Check):
         yield from gaps
         names = {t.name for t in switches}
         foreign = _Foreign.of(ctx)
+        mgmt = MgmtPorts(ctx)
         offenders: dict[str, list[tuple[str, str, list[StoredFact[FactRecord]]]]] = defaultdict(list)
         ports: dict[tuple[str, int], list[StoredFact[Interface]]] = defaultdict(list)
         for i in ctx.facts.of(Interface):
-            if i.target not in names:
+            if i.target not in names or mgmt.local(i.target, i):
                 continue
             for vid in _vlans_of(i.record):
                 if foreign.vlan(vid):
@@ -93,10 +98,10 @@ class OobSwitchDedicated(Check):
                 offenders[vrf.target].append((vrf.record.subject(), f"vrf {vrf.record.name}", [vrf]))
         lldp_seen: dict[str, int] = defaultdict(int)
         for n in ctx.facts.of(LldpNeighbor):
-            if n.target not in names:
+            if n.target not in names or mgmt.local(n.target, n.record.interface):
                 continue
             lldp_seen[n.target] += 1
-            why = _stranger(n.record, oob)
+            why = _stranger(n.record, oob, mgmt)
             if why:
                 offenders[n.target].append((n.record.subject(), why, [n]))
         devices = {d.target: d for d in ctx.facts.of(Device)}
@@ -170,13 +175,13 @@ def _vlans_of(intf: Interface) -> list[int]:
     return out
 
 
-def _stranger(n: LldpNeighbor, oob: Oob) -> str | None:
+def _stranger(n: LldpNeighbor, oob: Oob, mgmt: MgmtPorts) -> str | None:
     """Why this neighbour does not belong on an OOB switch, or None when it does."""
     if oob.intent.claims(n.neighbor):
         return None
     if BMC_PATTERN.search(n.neighbor) or (n.neighbor_interface and BMC_PATTERN.search(n.neighbor_interface)):
         return None
-    if n.neighbor_interface and MGMT_PORT.match(n.neighbor_interface.strip()):
+    if mgmt.remote(n.neighbor, n.neighbor_interface):
         return None
     port = f" port {n.neighbor_interface}" if n.neighbor_interface else ""
     return f"{n.interface} connects to {n.neighbor}{port}: not an OOB device, BMC or management port"
