@@ -1,8 +1,9 @@
 """What the tier 3 checks share: which VRFs are backend VRFs, and who is a leaf, a spine, a port.
 
-Backend VRFs: the names in `intent.tiers.backend.vrfs`; "default" counts only on backend devices (a
-frontend switch's global table is not the RDMA fabric), every other name counts on any device (a
-backend VRF found on a frontend switch is still a backend VRF, and is judged).
+Backend VRFs: the names in `intent.tiers.backend.vrfs`, compared after the device's spelling is made
+canonical (`intent.vrf_aliases`, SONiC's `Vrf` prefix: checks/vrf_names.py); "default" counts only on
+backend devices (a frontend switch's global table is not the RDMA fabric), every other name counts on
+any device (a backend VRF found on a frontend switch is still a backend VRF, and is judged).
 
 Device roles come from the target (intent `device_roles`): a role containing "spine" is a spine; any
 other backend device with a role containing "leaf" or "tor" is a leaf.
@@ -19,6 +20,7 @@ from auditor.enums import Tier
 from auditor.facts import FactRecord, Interface
 from auditor.store.reader import StoredFact
 from checks.base import CheckContext, TargetView
+from checks.vrf_names import VrfNames
 
 PORT_TYPES = {"ethernet", "port-channel"}
 
@@ -27,6 +29,7 @@ PORT_TYPES = {"ethernet", "port-channel"}
 class Backend:
     intent: BackendTier
     vrfs: frozenset[str]
+    names: VrfNames
 
     @classmethod
     def of(cls, ctx: CheckContext) -> Backend:
@@ -34,10 +37,15 @@ class Backend:
         assert isinstance(
             backend, BackendTier
         )  # the runner returns NOT_APPLICABLE when tier 3 is not declared
-        return cls(backend, frozenset(backend.vrfs))
+        return cls(backend, frozenset(backend.vrfs), VrfNames.of(ctx))
 
-    def is_backend_vrf(self, vrf: str, device_tier: Tier | None) -> bool:
-        return vrf in self.vrfs and (vrf != "default" or device_tier == Tier.BACKEND)
+    def is_backend_vrf(self, target: str, vrf: str, device_tier: Tier | None) -> bool:
+        """Whether `vrf`, as `target` spells it, is a backend VRF there."""
+        name = self.names.canonical(target, vrf)
+        return name in self.vrfs and (name != "default" or device_tier == Tier.BACKEND)
+
+    def canonical(self, target: str, vrf: str) -> str:
+        return self.names.canonical(target, vrf)
 
     def vlan(self, vid: int) -> bool:
         return any(lo <= vid <= hi for lo, hi in self.intent.vlans)

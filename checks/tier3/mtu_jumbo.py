@@ -66,7 +66,7 @@ class BackendMtuJumbo(Check):
             bad: list[Finding] = []
             for i in sorted(ifs.by_name.values(), key=lambda f: f.record.name):
                 rec = i.record
-                backend_svi = rec.type == "vlan" and backend.is_backend_vrf(rec.vrf, Tier.BACKEND)
+                backend_svi = rec.type == "vlan" and backend.is_backend_vrf(name, rec.vrf, Tier.BACKEND)
                 if not rec.enabled or not (rec.type in PORT_TYPES or backend_svi):
                     continue
                 judged.append(i)

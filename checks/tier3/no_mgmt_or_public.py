@@ -4,7 +4,7 @@ A management service (SSH, eAPI/NX-API, SNMP, gNMI, ...) that is enabled in a ba
 checks/tier3/_common.py) answers GPU servers and tenants on the fabric. `vrf "*"` (every VRF) on a
 device that has a backend VRF counts as listening there, unless an ACL on the service admits OOB
 sources only (the way T1-MGMT-PLANE-IN-OOB-VRF reads it). An interface address in a backend VRF that is
-public (outside RFC 1918 and the special-purpose ranges) is a FAIL too.
+public (as the intent's `addressing` defines it: checks/address_space.py) is a FAIL too.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from auditor.enums import FactKind, Severity, TargetStatus, Tier
 from auditor.facts import Acl, FactRecord, Interface, MgmtService, Vrf
 from auditor.store.reader import StoredFact
+from checks.address_space import address_space
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.netutil import is_public
 from checks.tier1._common import Oob
 from checks.tier1.mgmt_plane_in_oob_vrf import fenced
 from checks.tier3._common import Backend, addresses, backend_devices, device_targets
@@ -45,6 +45,7 @@ class BackendNoMgmtOrPublic(Check):
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         backend = Backend.of(ctx)
+        space = address_space(ctx)
         oob = Oob.of(ctx) if ctx.intent.tiers.oob is not None else None
         ready, gaps = self.split_assessable(ctx, backend_devices(ctx), NEEDS)
         yield from gaps
@@ -54,7 +55,7 @@ class BackendNoMgmtOrPublic(Check):
                 tiers[t.name] = t.tier
         has_backend: dict[str, list[StoredFact[Vrf]]] = defaultdict(list)
         for v in ctx.facts.of(Vrf):
-            if v.target in tiers and backend.is_backend_vrf(v.record.name, tiers[v.target]):
+            if v.target in tiers and backend.is_backend_vrf(v.target, v.record.name, tiers[v.target]):
                 has_backend[v.target].append(v)
         acls: dict[tuple[str, str], list[StoredFact[Acl]]] = defaultdict(list)
         for a in ctx.facts.of(Acl):
@@ -70,13 +71,13 @@ class BackendNoMgmtOrPublic(Check):
                 if why is not None:
                     text = f"{rec.service} listens in every VRF, backend VRFs included; {why}"
                     bad[s.target].append((rec.subject(), text, [s, *own_acls]))
-            elif backend.is_backend_vrf(rec.vrf, tiers[s.target]):
+            elif backend.is_backend_vrf(s.target, rec.vrf, tiers[s.target]):
                 bad[s.target].append((rec.subject(), f"{rec.service} listens in backend vrf {rec.vrf}", [s]))
         for i in ctx.facts.of(Interface):
             rec_i = i.record
-            if i.target in has_backend and backend.is_backend_vrf(rec_i.vrf, tiers[i.target]):
+            if i.target in has_backend and backend.is_backend_vrf(i.target, rec_i.vrf, tiers[i.target]):
                 for addr in addresses(rec_i):
-                    if is_public(addr):
+                    if space.is_public(addr, host=True):
                         text = f"{rec_i.name} has public address {addr} in backend vrf {rec_i.vrf}"
                         bad[i.target].append((rec_i.subject(), text, [i]))
         expected = "no management service listening and no public address in the backend VRFs"

@@ -1,13 +1,16 @@
 """T3-NO-ROUTE-LEAK: nothing carries routes between a backend VRF and the rest of the network.
 
 For every backend VRF (see checks/tier3/_common.py):
-- no route-target it imports or exports is imported or exported by a non-backend VRF anywhere in the
-  audited network (a shared RT is how EVPN/MPLS VPNs leak routes); the address-family word ("evpn")
-  is ignored when comparing, `auto` RTs are derived per VRF and skipped;
+- no route-target flow with a non-backend VRF anywhere in the audited network, read from the one
+  fabric-wide route-target graph (checks/route_targets.py): the VRF imports no RT that a non-backend VRF
+  exports, and exports no RT that a non-backend VRF imports. RTs shared among backend VRFs (the same
+  VRF on every leaf, `route-target both` on itself) are not leaks here; between tenants they are
+  T3-TENANT-ISOLATION's to judge;
 - no inter-VRF leak statement (EOS `router general` leaks and `egress-vrf` routes, NX-OS
   `import/export vrf`), recorded by the normalizers on both VRFs they join;
 - no BGP neighbour whose address lies outside the backend CIDRs (unnumbered and peer-group peers have
   no address to judge and are not reported).
+Finding texts name a count and the first few VRFs on the other end, never all of them.
 """
 
 from __future__ import annotations
@@ -21,15 +24,19 @@ from auditor.facts import BgpNeighbor, FactRecord, Vrf
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import inside
+from checks.route_targets import RouteTargetGraph, VrfNode, describe, rt_values
 from checks.tier3._common import Backend, backend_devices, device_targets, unique
 
 NEEDS = frozenset({FactKind.VRF, FactKind.BGP_NEIGHBOR})
 
 
 def route_targets(vrf: Vrf) -> set[str]:
-    """The RT values of a VRF, address family dropped ("evpn 65000:1" -> "65000:1"), `auto` left out."""
-    values = {rt.split()[-1] for rt in [*vrf.route_targets_import, *vrf.route_targets_export] if rt.strip()}
-    return {v for v in values if v.lower() != "auto"}
+    """The RT values a VRF imports or exports (address family dropped, `auto` left out)."""
+    return rt_values([*vrf.route_targets_import, *vrf.route_targets_export])
+
+
+def _not_backend(node: VrfNode) -> bool:
+    return node.tier != Tier.BACKEND
 
 
 class BackendNoRouteLeak(Check):
@@ -62,29 +69,27 @@ class BackendNoRouteLeak(Check):
         for t in device_targets(ctx):
             if t.tier != Tier.BACKEND and t.status != TargetStatus.FAILED:
                 tiers[t.name] = t.tier
-        ours: list[StoredFact[Vrf]] = []
-        others: dict[str, list[StoredFact[Vrf]]] = defaultdict(list)  # RT -> non-backend VRFs using it
-        for v in ctx.facts.of(Vrf):
-            if v.target not in tiers:
-                continue
-            if backend.is_backend_vrf(v.record.name, tiers[v.target]):
-                ours.append(v)
-            else:
-                for rt in route_targets(v.record):
-                    others[rt].append(v)
+        graph = RouteTargetGraph.of(ctx)
+        ours: list[StoredFact[Vrf]] = [
+            v
+            for v in ctx.facts.of(Vrf)
+            if v.target in tiers and backend.is_backend_vrf(v.target, v.record.name, tiers[v.target])
+        ]
         peers: dict[tuple[str, str], list[StoredFact[BgpNeighbor]]] = defaultdict(list)
         for n in ctx.facts.of(BgpNeighbor):
             peers[(n.target, n.record.vrf)].append(n)
         nets = backend.intent.networks()
         expected = (
-            "no route-target shared with a non-backend VRF, no inter-VRF leak, "
+            "no route-target flow to or from a non-backend VRF, no inter-VRF leak, "
             f"BGP neighbours only in {', '.join(map(str, nets)) or 'the backend CIDRs (none declared)'}"
         )
         for v in sorted(ours, key=lambda f: f.record.subject()):
             bad: list[tuple[str, StoredFact[FactRecord]]] = []
-            for rt in sorted(route_targets(v.record)):
-                for other in others.get(rt, []):
-                    bad.append((f"route-target {rt} also used by {other.record.subject()}", other))
+            node = graph.node(v)
+            flows = graph.leaks(node, _not_backend)
+            evidence = unique([f.source.fact if f.sink is node else f.sink.fact for f in flows])
+            bad += [(text, v) for text in describe(node, flows)]
+            bad += [("", f) for f in evidence[:10]]  # the other ends, cited (a few)
             for leak in v.record.leaks:
                 bad.append((f"leak: {leak}", v))
             for n in peers[(v.target, v.record.name)]:
@@ -97,13 +102,14 @@ class BackendNoRouteLeak(Check):
                         )
                     )
             if bad:
-                found = "; ".join(text for text, _ in bad)
+                found = "; ".join(text for text, _ in bad if text)
                 yield self.failed(
                     v.record.subject(), expected, found, *unique([v, *(f for _, f in bad)]), target=v.target
                 )
             else:
                 found = (
-                    f"{len(route_targets(v.record))} route-target(s) not shared, no leak, "
+                    f"{len(route_targets(v.record))} route-target(s), none exchanged with a non-backend "
+                    "VRF; no leak; "
                     f"{len(peers[(v.target, v.record.name)])} BGP neighbour(s) in backend space"
                 )
                 yield self.passed(v.record.subject(), expected, found, v, target=v.target)

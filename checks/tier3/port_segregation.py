@@ -1,14 +1,22 @@
-"""T3-PORT-SEGREGATION: every backend port is in the backend, and no other port is. Also the report's
+"""T3-PORT-SEGREGATION: every port sits where it belongs, judged port by port. Also the report's
 switch-port segregation manifest: one finding per device listing where each of its ports is placed.
 
 Placement of a port (Ethernet, port-channel, and the SVIs that give VLANs an L3 home):
-- routed port or SVI: its VRF;
+- routed port or SVI: its VRF (the device's spelling made canonical: checks/vrf_names.py);
 - access port: its access VLAN (VLAN 1 when none is set);
 - trunk: its allowed VLANs (a trunk allowing every VLAN carries the VLANs defined on the switch);
 - a port-channel member is placed by its port-channel, a shut-down port carries nothing.
-On a backend device every placement must be backend (a backend VRF, a VLAN in
-`intent.tiers.backend.vlans`); on any other device none may be (the default VRF aside, which is a
-backend VRF only on backend devices). Management ports are out of scope (T1 checks cover them).
+
+What a port must be, first rule that applies:
+1. a port the port manifest covers (`intent.ports`, checks/tier3/_manifest.py) is held to its entry:
+   its VRF is the entry's VRF (or, without one, a VRF of the entry's tier); the VLANs it carries are the
+   entry's VLANs (or, without them, inside the entry's tier's declared VLAN ranges);
+2. any other port of a backend device is in the backend: a backend VRF, a backend VLAN;
+3. any other port of another device is not: no backend VRF (the default VRF aside, which is a backend
+   VRF only on backend devices), no backend VLAN (declared, or given to backend ports by the manifest).
+A port whose VLANs cannot be placed (rule 1 or 2 with no VLAN ranges to hold them to) leaves its device
+NOT_ASSESSED, naming the ports; without backend VLAN ranges and without a manifest the check is
+NOT_ASSESSED as a whole. Management ports are out of scope (T1 checks cover them).
 """
 
 from __future__ import annotations
@@ -16,15 +24,44 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 
+from auditor.config.segmentation import PortAssignment
 from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import Interface, Vlan
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.tier3._common import Backend, device_targets
+from checks.route_targets import bounded
+from checks.tier3._common import Backend, device_targets, interfaces_by_device
+from checks.tier3._manifest import Manifest
+from checks.vrf_names import VrfNames
 
 NEEDS = frozenset({FactKind.INTERFACE, FactKind.VLAN})
 PLACED_TYPES = {"ethernet", "port-channel", "vlan"}
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """What the intent says about tiers, VRFs and VLANs, for judging one device's ports."""
+
+    ctx: CheckContext
+    backend: Backend
+    manifest: Manifest
+    names: VrfNames
+
+    def vlan_tiers(self, vid: int) -> list[Tier]:
+        out = []
+        for tier in self.ctx.intent.tiers.declared():
+            intent = self.ctx.intent.tiers.get(tier)
+            if intent is not None and any(lo <= vid <= hi for lo, hi in intent.vlans):
+                out.append(tier)
+        if Tier.BACKEND not in out and self.manifest.backend_vlan(vid):
+            out.append(Tier.BACKEND)
+        return out
+
+    def tier_declares_vlans(self, tier: Tier) -> bool:
+        intent = self.ctx.intent.tiers.get(tier)
+        return bool(intent and intent.vlans) or (tier == Tier.BACKEND and bool(self.manifest.backend_vlans))
 
 
 class BackendPortSegregation(Check):
@@ -40,60 +77,75 @@ class BackendPortSegregation(Check):
             "of every port's placement is the evidence an auditor samples."
         ),
         remediation=(
-            "Move the port into its tier's VRF/VLAN (or shut it down); remove backend VLANs and VRFs from "
-            "switches of other tiers."
+            "Move the port into the VRF/VLAN its tier (or its port manifest entry) gives it, or shut it "
+            "down; remove backend VLANs and VRFs from switches of other tiers."
         ),
     )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         backend = Backend.of(ctx)
-        if not backend.intent.vlans:
+        manifest = Manifest.of(ctx)
+        if not backend.intent.vlans and not manifest.declared:
             yield self.not_assessed(
-                "backend VLANs", "the intent names no backend VLAN range; declare intent.tiers.backend.vlans"
+                "backend VLANs",
+                "the intent names no backend VLAN range and no port manifest, so no port can be placed; "
+                "declare intent.tiers.backend.vlans or intent.ports",
             )
             return
+        rules = _Rules(ctx, backend, manifest, VrfNames.of(ctx))
         ready, gaps = self.split_assessable(ctx, device_targets(ctx), NEEDS)
         yield from gaps
         tiers = {t.name: t.tier for t in ready}
-        ports: dict[str, list[StoredFact[Interface]]] = defaultdict(list)
-        for i in ctx.facts.of(Interface):
-            if i.target in tiers and i.record.type in PLACED_TYPES:
-                ports[i.target].append(i)
+        by_device = interfaces_by_device(ctx, set(tiers))
         defined: dict[str, list[int]] = defaultdict(list)
         for v in ctx.facts.of(Vlan):
             defined[v.target].append(v.record.vlan_id)
         for name in sorted(tiers):
-            yield self._device(name, tiers[name] == Tier.BACKEND, ports[name], sorted(defined[name]), backend)
+            ports = [i for i in by_device[name].by_name.values() if i.record.type in PLACED_TYPES]
+            yield self._device(name, tiers[name], ports, sorted(defined[name]), rules)
 
     def _device(
         self,
         name: str,
-        is_backend: bool,
+        tier: Tier | None,
         ports: list[StoredFact[Interface]],
         defined: list[int],
-        backend: Backend,
+        rules: _Rules,
     ) -> Finding:
-        tier = Tier.BACKEND if is_backend else None
+        ifs = interfaces_by_device(rules.ctx, {name})[name]
         manifest: list[str] = []
         bad: list[tuple[str, StoredFact[Interface]]] = []
+        unplaced: list[str] = []
         for p in sorted(ports, key=lambda f: _natural(f.record.name)):
             intf = p.record
             where, vlans, vrf = _placement(intf, defined)
             manifest.append(f"{intf.name}: {where}")
-            if where in ("shut down",) or where.startswith("member of"):
+            if where == "shut down" or where.startswith("member of"):
                 continue
-            in_backend = [backend.vlan(v) for v in vlans] + (
-                [backend.is_backend_vrf(vrf, tier)] if vrf is not None else []
-            )
-            if is_backend and not all(in_backend):
-                bad.append((f"{intf.name}: {where} is not backend", p))
-            elif not is_backend and any(in_backend):
-                bad.append((f"{intf.name}: {where} is backend", p))
-        expected = f"{'every' if is_backend else 'no'} port in a backend VRF or VLAN"
+            entry = rules.manifest.entry(name, intf.name, ifs)
+            verdict = _judge(name, tier, entry, vlans, vrf, rules)
+            if verdict is _UNKNOWN:
+                unplaced.append(intf.name)
+            elif verdict:
+                bad.append((f"{intf.name}: {where} {verdict}", p))
+        is_backend = tier == Tier.BACKEND
+        expected = f"{'every' if is_backend else 'no'} port in a backend VRF or VLAN" + (
+            ", each port as the port manifest places it" if rules.manifest.declared else ""
+        )
         listing = "; ".join(manifest) or "no ports in the evidence"
         if bad:
-            found = "; ".join(text for text, _ in bad) + f". Manifest: {listing}"
-            return self.failed(name, expected, found, *(f for _, f in bad), target=name)
+            texts = [text for text, _ in bad]
+            found = "; ".join(texts[:10]) + (f"; and {len(texts) - 10} more" if len(texts) > 10 else "")
+            return self.failed(
+                name, expected, f"{found}. Manifest: {listing}", *(f for _, f in bad), target=name
+            )
+        if unplaced:
+            reason = (
+                f"{name}: {bounded(unplaced, 'port(s)')} carry VLANs that neither the port "
+                "manifest nor a declared VLAN range places; declare intent.tiers.backend.vlans or cover "
+                "them in intent.ports"
+            )
+            return self.not_assessed(name, reason, target=name, expected=expected)
         return self.passed(
             name,
             expected,
@@ -102,6 +154,74 @@ class BackendPortSegregation(Check):
             target=name,
             message="Port segregation manifest: every port placed in its tier",
         )
+
+
+class _Unknown(str):
+    """A verdict that cannot be reached with the intent as declared."""
+
+
+_UNKNOWN = _Unknown("unknown")
+
+
+def _judge(
+    device: str,
+    device_tier: Tier | None,
+    entry: PortAssignment | None,
+    vlans: list[int],
+    vrf: str | None,
+    rules: _Rules,
+) -> str | None:
+    """What is wrong with this placement ("is not backend", ...), None when it holds, _UNKNOWN when the
+    intent cannot say."""
+    if entry is not None:
+        return _judge_entry(device, device_tier, entry, vlans, vrf, rules)
+    if device_tier == Tier.BACKEND:
+        if vrf is not None:
+            return None if rules.backend.is_backend_vrf(device, vrf, Tier.BACKEND) else "is not backend"
+        if not rules.tier_declares_vlans(Tier.BACKEND):
+            known = all(Tier.BACKEND in rules.vlan_tiers(v) for v in vlans)
+            return None if known else _UNKNOWN
+        return None if all(Tier.BACKEND in rules.vlan_tiers(v) for v in vlans) else "is not backend"
+    in_backend = [Tier.BACKEND in rules.vlan_tiers(v) for v in vlans]
+    if vrf is not None:
+        in_backend.append(rules.backend.is_backend_vrf(device, vrf, device_tier))
+    return "is backend" if any(in_backend) else None
+
+
+def _judge_entry(
+    device: str,
+    device_tier: Tier | None,
+    entry: PortAssignment,
+    vlans: list[int],
+    vrf: str | None,
+    rules: _Rules,
+) -> str | None:
+    tier = entry.tier.value
+    if vrf is not None:
+        canonical = rules.names.canonical(device, vrf)
+        if entry.vrf is not None:
+            return None if canonical == entry.vrf else f"is not vrf {entry.vrf} (port manifest)"
+        if rules.names.tier(device, vrf, device_tier) != entry.tier:
+            return f"is not a {tier} VRF (port manifest: tier {tier})"
+        return None
+    if entry.vlan:
+        outside = [v for v in vlans if not entry.carries(v)]
+        return (
+            f"carries vlan {_ranges(outside)} outside the port manifest's {_spans(entry)}"
+            if outside
+            else None
+        )
+    foreign = [v for v in vlans if rules.vlan_tiers(v) and entry.tier not in rules.vlan_tiers(v)]
+    if foreign:
+        return f"carries vlan {_ranges(foreign)} of another tier (port manifest: tier {tier})"
+    if not rules.tier_declares_vlans(entry.tier):
+        return _UNKNOWN if vlans else None
+    outside = [v for v in vlans if entry.tier not in rules.vlan_tiers(v)]
+    return f"carries vlan {_ranges(outside)} outside tier {tier}'s VLANs (port manifest)" if outside else None
+
+
+def _spans(entry: PortAssignment) -> str:
+    return "vlan " + ",".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in entry.vlan)
 
 
 def _placement(intf: Interface, defined: list[int]) -> tuple[str, list[int], str | None]:

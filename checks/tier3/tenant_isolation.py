@@ -1,9 +1,15 @@
 """T3-TENANT-ISOLATION: backend tenants are kept apart, on EVPN/VXLAN and on InfiniBand.
 
-EVPN/VXLAN: the tenant VRFs are the backend VRFs other than "default". Across every backend device,
-each tenant VRF has its own L3 VNI and its own route-targets: a VNI or RT (address family ignored)
-that two tenant VRFs share merges their routes. On a device that runs VXLAN (it has VNI facts), a
-tenant VRF without an L3 VNI is reported too: its routes do not travel in their own VNI.
+EVPN/VXLAN: the tenant VRFs are the backend VRFs other than "default", by their canonical names (one
+VRF spelt per platform is one VRF: checks/vrf_names.py). Across every backend device, each tenant VRF
+has its own L3 VNI (a VNI two tenant VRFs share merges their routes), and no route-target flow joins it
+to another tenant's VRF, read from the fabric-wide route-target graph (checks/route_targets.py): it
+imports no RT another tenant's VRF exports and exports none another tenant's VRF imports. A VRF's
+tenant is the port manifest's tenant for it, else the VRF itself, so RTs shared between two VRFs of one
+tenant (a shared-services design inside the tenant) are not a leak. On a device that runs VXLAN (it has
+VNI facts), a tenant VRF without an L3 VNI is reported too: its routes do not travel in their own VNI.
+
+Ports (when the port manifest gives tenants): see checks/tier3/_tenant_ports.py.
 
 InfiniBand (IbPartition facts from OpenSM `partitions.conf` or NVIDIA UFM): every partition other
 than the default one (P_Key 0x7fff) is a tenant. Kept apart means:
@@ -16,6 +22,7 @@ than the default one (P_Key 0x7fff) is a tenant. Kept apart means:
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -23,6 +30,7 @@ from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import FactRecord, IbPartition, Vrf, VxlanVni
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.route_targets import Flow, RouteTargetGraph, VrfNode, bounded
 from checks.tier3._common import Backend, backend_devices, unique
 from checks.tier3.no_route_leak import route_targets
 
@@ -75,47 +83,51 @@ class BackendTenantIsolation(Check):
 
     def _evpn(self, ctx: CheckContext, backend: Backend, names: set[str]) -> Iterable[Finding]:
         tenants = set(backend.tenant_vrfs())
-        vrfs: dict[str, list[StoredFact[Vrf]]] = defaultdict(list)
+        graph = RouteTargetGraph.of(ctx)
+        vrfs: dict[str, list[StoredFact[Vrf]]] = defaultdict(list)  # canonical name -> its instances
         for v in ctx.facts.of(Vrf):
-            if v.target in names and v.record.name in tenants:
-                vrfs[v.record.name].append(v)
+            canonical = backend.canonical(v.target, v.record.name)
+            if v.target in names and canonical in tenants:
+                vrfs[canonical].append(v)
         vxlan_devices: set[str] = set()
         vnis: dict[str, dict[int, list[StoredFact[FactRecord]]]] = defaultdict(lambda: defaultdict(list))
         for n in ctx.facts.of(VxlanVni):
             if n.target in names:
                 vxlan_devices.add(n.target)
-                if n.record.vrf in tenants:
-                    vnis[n.record.vrf][n.record.vni].append(n)
+                vrf = backend.canonical(n.target, n.record.vrf) if n.record.vrf else None
+                if vrf in tenants:
+                    vnis[vrf][n.record.vni].append(n)
         for name, facts in vrfs.items():
             for v in facts:
                 if v.record.l3_vni is not None:
                     vnis[name][v.record.l3_vni].append(v)
-        rts: dict[str, dict[str, list[StoredFact[Vrf]]]] = defaultdict(lambda: defaultdict(list))
-        for name, facts in vrfs.items():
-            for v in facts:
-                for rt in route_targets(v.record):
-                    rts[name][rt].append(v)
-        expected = "an L3 VNI and route-targets of its own, shared with no other tenant VRF"
+        expected = (
+            "an L3 VNI of its own; no route-target flow to or from another tenant's VRF "
+            "(RTs shared within one tenant are not a leak)"
+        )
         for name in sorted(vrfs):
             problems: list[str] = []
             evidence: list[StoredFact[FactRecord]] = list(vrfs[name])
             for other in sorted(tenants - {name}):
                 shared_vnis = sorted(set(vnis[name]) & set(vnis[other]))
-                shared_rts = sorted(set(rts[name]) & set(rts[other]))
                 if shared_vnis:
                     problems.append(f"L3 VNI {', '.join(map(str, shared_vnis))} shared with vrf {other}")
                     evidence += [f for vni in shared_vnis for f in vnis[other][vni]]
-                if shared_rts:
-                    problems.append(f"route-target {', '.join(shared_rts)} shared with vrf {other}")
-                    evidence += [f for rt in shared_rts for f in rts[other][rt]]
+            flows = []
+            for v in vrfs[name]:
+                own = graph.node(v)
+                flows += graph.leaks(own, functools.partial(_other_tenant, own))
+            problems += _flow_texts(name, flows)
+            evidence += [f.source.fact if f.sink.vrf == name else f.sink.fact for f in flows][:10]
             mapped = {f.target for facts in vnis[name].values() for f in facts}
             without = sorted(
                 v.target for v in vrfs[name] if v.target in vxlan_devices and v.target not in mapped
             )
             if without:
-                problems.append(f"no L3 VNI on {', '.join(without)} (VXLAN switches)")
+                problems.append(f"no L3 VNI on {bounded(without, 'VXLAN switch(es)')}")
             own_vnis = ", ".join(map(str, sorted(vnis[name]))) or "none"
-            own_rts = ", ".join(sorted(rts[name])) or "none"
+            rts = sorted({rt for v in vrfs[name] for rt in route_targets(v.record)})
+            own_rts = ", ".join(rts[:5]) + (f" and {len(rts) - 5} more" if len(rts) > 5 else "") or "none"
             summary = f"L3 VNI {own_vnis}; route-targets {own_rts}; on {len(vrfs[name])} device(s)"
             if problems:
                 yield self.failed(
@@ -170,6 +182,31 @@ class BackendTenantIsolation(Check):
             else:
                 found = f"{len(rec.members)} member(s), none crossing tenants"
                 yield self.passed(rec.subject(), expected, found, p, target=p.target)
+
+
+def _other_tenant(own: VrfNode, other: VrfNode) -> bool:
+    """A tenant VRF of the backend that belongs to another tenant (the underlay's default VRF is not a
+    tenant; non-backend VRFs are T3-NO-ROUTE-LEAK's)."""
+    return other.tier == Tier.BACKEND and other.vrf != "default" and other.tenant != own.tenant
+
+
+def _flow_texts(name: str, flows: list[Flow]) -> list[str]:
+    """One text per (direction, route-target, other VRF), naming a few devices and counting the rest."""
+    groups: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    for f in flows:
+        inbound = f.sink.vrf == name
+        other = f.source if inbound else f.sink
+        key = ("imports" if inbound else "exports", f.rt, f"vrf {other.vrf} (tenant {other.tenant})")
+        groups[key].add(other.target)
+    texts = []
+    for (direction, rt, who), devices in sorted(groups.items()):
+        verb = "exported by" if direction == "imports" else "imported by"
+        texts.append(
+            f"{direction} route-target {rt}, {verb} {who} on {bounded(sorted(devices), 'device(s)')}"
+        )
+    if len(texts) > 5:
+        texts = [*texts[:5], f"and {len(texts) - 5} more route-target flow(s) with other tenants"]
+    return texts
 
 
 def _is_default(p: IbPartition) -> bool:

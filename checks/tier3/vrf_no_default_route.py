@@ -10,6 +10,7 @@ from auditor.facts import BgpNeighbor, FactRecord, Route, Vrf
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import is_default_route
+from checks.vrf_names import VrfNames
 
 NEEDS = frozenset({FactKind.VRF, FactKind.ROUTE, FactKind.BGP_NEIGHBOR})
 
@@ -40,6 +41,7 @@ class BackendVrfNoDefaultRoute(Check):
             )
             return
         declared = set(backend.vrfs)
+        names = VrfNames.of(ctx)
         devices = [t for t in ctx.targets if t.kind == "device"]
         backend_devices = [t for t in devices if t.tier == Tier.BACKEND]
         ready, gaps = self.split_assessable(ctx, backend_devices, NEEDS)
@@ -60,11 +62,12 @@ class BackendVrfNoDefaultRoute(Check):
         for vrf in ctx.facts.of(Vrf):
             rec = vrf.record
             target = ctx.target(vrf.target)
-            if rec.name not in declared or vrf.target not in ready_names:
+            canonical = names.canonical(vrf.target, rec.name)  # the device's spelling, as declared
+            if canonical not in declared or vrf.target not in ready_names:
                 continue
-            if rec.name == "default" and (target is None or target.tier != Tier.BACKEND):
+            if canonical == "default" and (target is None or target.tier != Tier.BACKEND):
                 continue  # the default VRF is a backend VRF only on backend devices
-            seen_vrfs.add(rec.name)
+            seen_vrfs.add(canonical)
             yield self._judge(vrf, routes[(rec.device, rec.name)], originators[(rec.device, rec.name)])
 
         for name in sorted(declared - seen_vrfs):

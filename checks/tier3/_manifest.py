@@ -1,0 +1,47 @@
+"""The port manifest (`intent.ports`) as the port checks read it.
+
+A port's entry is the first manifest entry covering it; a port-channel without an entry of its own
+takes the entry of its first member that has one (manifests often list the physical ports). Backend
+VLANs are the declared `intent.tiers.backend.vlans` and the VLANs of backend manifest entries.
+"""
+
+from __future__ import annotations
+
+from auditor.config.segmentation import PortAssignment
+from auditor.enums import Tier
+from checks.base import CheckContext
+from checks.tier3._common import DeviceInterfaces
+
+
+class Manifest:
+    """Manifest lookups for one run, cached per port."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.intent = ctx.intent
+        self.declared = bool(ctx.intent.ports)
+        self._cache: dict[tuple[str, str], PortAssignment | None] = {}
+        backend = ctx.intent.tiers.backend
+        ranges = list(backend.vlans) if backend else []
+        ranges += [r for p in ctx.intent.ports if p.tier == Tier.BACKEND for r in p.vlan]
+        self.backend_vlans = ranges
+
+    @classmethod
+    def of(cls, ctx: CheckContext) -> Manifest:
+        return ctx.derived("tier3.manifest", lambda: cls(ctx))
+
+    def entry(self, device: str, name: str, ifs: DeviceInterfaces | None = None) -> PortAssignment | None:
+        if not self.declared:
+            return None
+        key = (device, name)
+        if key not in self._cache:
+            found = self.intent.port(device, name)
+            if found is None and ifs is not None:
+                found = next(
+                    (e for m in ifs.members.get(name, []) if (e := self.intent.port(device, m)) is not None),
+                    None,
+                )
+            self._cache[key] = found
+        return self._cache[key]
+
+    def backend_vlan(self, vid: int) -> bool:
+        return any(lo <= vid <= hi for lo, hi in self.backend_vlans)
