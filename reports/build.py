@@ -73,14 +73,15 @@ def waiver_uses(config: dict[str, Any], started: datetime, findings: list[Findin
     return uses
 
 
-def verification(engine: Engine, run_id: int) -> Verification:
+def verification(engine: Engine, run_id: int, pubkey: bytes | None = None) -> Verification:
     """Recompute the chain now, so the pack says whether its evidence still matches the seal."""
-    result = verify_run(engine, run_id)
+    result = verify_run(engine, run_id, pubkey)
     first = result.mismatches[0] if result.mismatches else None
     return Verification(
         verified=result.ok,
         captures_checked=result.captures_checked,
         mismatch=Mismatch(first.what, first.detail, first.seq, first.target, first.source) if first else None,
+        signature=result.signature_text(),
     )
 
 
@@ -91,6 +92,7 @@ def build_report_data(
     frameworks: Iterable[Framework] | None = None,
     *,
     verify: bool = True,
+    pubkey: bytes | None = None,
 ) -> ReportData:
     reader = RunReader(engine, run_id)
     run = reader.run_row()
@@ -174,5 +176,5 @@ def build_report_data(
         summary=ReportData.summarize(findings),
         controls=control_matrix(load_frameworks() if frameworks is None else frameworks, findings),
         waivers=waiver_uses(run.config, run.started_at, findings),
-        verification=verification(engine, run_id) if verify else None,
+        verification=verification(engine, run_id, pubkey) if verify else None,
     )

@@ -194,7 +194,12 @@ def _verification(v: Verification | None) -> dict[str, Any] | None:
         if m
         else None
     )
-    return {"verified": v.verified, "captures_checked": v.captures_checked, "mismatch": mismatch}
+    return {
+        "verified": v.verified,
+        "captures_checked": v.captures_checked,
+        "mismatch": mismatch,
+        "signature": v.signature,
+    }
 
 
 def _problem(p: ProblemInfo) -> dict[str, Any]:

@@ -174,6 +174,7 @@ class Verification:
     verified: bool
     captures_checked: int
     mismatch: Mismatch | None  # the first thing that did not match
+    signature: str = "unsigned"  # "unsigned", or who signed the seal and whether that key was pinned
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,12 @@ def check_formats(formats: Iterable[str]) -> None:
         registry.get(fmt)
 
 
-def render_reports(engine: Engine, run_id: int, formats: Iterable[str], output: Path) -> list[Path]:
+def render_reports(
+    engine: Engine, run_id: int, formats: Iterable[str], output: Path, pubkey: bytes | None = None
+) -> list[Path]:
+    """`pubkey` pins the key the seal must be signed with for the reports to say "verified"."""
     registry = report_registry()
-    data = build_report_data(engine, run_id, [c for _, c in check_registry().items()])
+    data = build_report_data(engine, run_id, [c for _, c in check_registry().items()], pubkey=pubkey)
     output.mkdir(parents=True, exist_ok=True)
     paths = []
     for fmt in formats:

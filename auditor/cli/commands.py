@@ -1,9 +1,8 @@
-"""The inspection commands: checks, runs, report, verify, facts, check, db."""
+"""The inspection commands: checks, runs, facts, check, db (verify, report and keys: sealing.py)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -12,6 +11,7 @@ from rich.table import Table
 from auditor.cli.app import ConfigOpt, RunOpt, StoreOpt, app, resolve_run, store_engine
 from auditor.cli.console import out
 from auditor.cli.render import findings_table
+from auditor.cli.sealing import PubkeyOpt
 from auditor.enums import FactKind, Status
 from auditor.errors import ConfigError
 
@@ -63,13 +63,20 @@ def checks_list(
 
 @runs_app.command("list")
 def runs_list(config: ConfigOpt = None, store: StoreOpt = None, limit: int = 20) -> None:
-    """The latest runs with their status and chain head."""
-    from auditor.store.reader import list_runs
+    """The latest runs with their status, chain head and who signed the seal ("unsigned" if nobody)."""
+    from auditor.evidence.signing import short
+    from auditor.store.reader import list_runs, seal_signers
 
+    engine = store_engine(config, store)
     table = Table(title="Runs")
-    for col in ("id", "status", "started (UTC)", "captures", "facts", "findings", "chain head"):
+    for col in ("id", "status", "started (UTC)", "captures", "facts", "findings", "chain head", "seal"):
         table.add_column(col)
-    for r in list_runs(store_engine(config, store), limit):
+    runs = list_runs(engine, limit)
+    signers = seal_signers(engine, [r.id for r in runs])
+    for r in runs:
+        seal = "-" if r.sealed_at is None else "no seal record" if r.id not in signers else "unsigned"
+        if signers.get(r.id):
+            seal = f"signed {short(signers[r.id] or '')}"
         table.add_row(
             str(r.id),
             r.status,
@@ -78,46 +85,9 @@ def runs_list(config: ConfigOpt = None, store: StoreOpt = None, limit: int = 20)
             str(r.fact_count),
             str(r.finding_count),
             (r.chain_head or "-")[:16],
+            seal,
         )
     out.print(table)
-
-
-@app.command()
-def report(
-    run: RunOpt = None,
-    report_format: Annotated[list[str], typer.Option("--format", "-f", help="pdf, json, ...")] = ["pdf"],  # noqa: B006
-    output: Annotated[Path, typer.Option("--output", "-o")] = Path("audit-output"),
-    config: ConfigOpt = None,
-    store: StoreOpt = None,
-) -> None:
-    """Render a stored run's reports."""
-    from reports.render import render_reports
-
-    engine = store_engine(config, store)
-    for path in render_reports(engine, resolve_run(engine, run), report_format, output):
-        out.print(f"report: {path}")
-
-
-@app.command()
-def verify(run: RunOpt = None, config: ConfigOpt = None, store: StoreOpt = None) -> None:
-    """Recompute every capture hash, the chain, the seal and the digests; name the first mismatch."""
-    from auditor.evidence.verify import verify_run
-
-    engine = store_engine(config, store)
-    run_id = resolve_run(engine, run)
-    result = verify_run(engine, run_id)
-    if result.ok:
-        out.print(
-            f"[green]run {run_id} verified[/]: {result.captures_checked} captures, "
-            f"chain head {result.chain_head}"
-        )
-        return
-    for m in result.mismatches:
-        where = f" capture #{m.seq} ({m.target}: {m.source})" if m.seq is not None else ""
-        out.print(
-            f"[bold red]run {run_id} FAILED verification[/]: {m.what}{where}: {m.detail}", highlight=False
-        )
-    raise typer.Exit(1)
 
 
 @app.command()
@@ -171,9 +141,12 @@ def check_again(
     show_all: Annotated[bool, typer.Option("--all", help="show PASS findings too")] = False,
     config: ConfigOpt = None,
     store: StoreOpt = None,
+    pubkey: PubkeyOpt = None,
 ) -> None:
-    """Re-run checks on a stored run's facts (nothing is written); same facts, same findings."""
+    """Re-run checks on a stored run's facts (nothing is written); same facts, same findings. A run that
+    does not verify (its facts, stored intent or waivers changed since the seal) is refused (exit 2)."""
     from auditor.cli.render import print_waiver_notes
+    from auditor.cli.sealing import pin_for, verify_or_refuse
     from auditor.config.loader import load_config
     from auditor.pipeline.checking import evaluate_run, exit_code, to_rows
     from auditor.pipeline.waivers import apply_waivers, run_date, waivers_for
@@ -181,6 +154,7 @@ def check_again(
 
     engine = store_engine(config, store)
     run_id = resolve_run(engine, run)
+    verify_or_refuse(engine, run_id, pin_for(config, pubkey), "re-checking")
     registry = check_registry()
     if check_id:
         for cid in check_id:

@@ -446,6 +446,24 @@ class Sources(_Strict):
         return v
 
 
+class SigningSettings(_Strict):
+    """Ed25519 signing of run seals (see README, security). The private key is read from a file or an
+    environment variable when a run is sealed and is never stored; `public_key` pins the key that
+    `auditor verify/report/check -c auditor.yaml` require the seal to be signed with."""
+
+    key_file: Path | None = Field(default=None, description="the private key (PEM), relative to the config")
+    key_env: str | None = Field(default=None, description="an environment variable holding the key (PEM)")
+    public_key: Path | None = Field(default=None, description="the public key (PEM) seals are signed with")
+
+    @model_validator(mode="after")
+    def _needs_a_key(self) -> SigningSettings:
+        if self.key_file is None and self.key_env is None and self.public_key is None:
+            raise ValueError("signing needs key_file or key_env (to sign), and/or public_key (to verify)")
+        if self.key_file is not None and self.key_env is not None:
+            raise ValueError("signing: give key_file or key_env, not both")
+        return self
+
+
 class CollectionSettings(_Strict):
     """How live collection behaves; the defaults suit a few hundred devices."""
 
@@ -489,6 +507,7 @@ class AuditConfig(_Strict):
         default=["json", "pdf"], description="report formats: json, pdf, csv, junit, or a plugin's"
     )
     scope: str = Field(default="", description="free text for the report cover: what is audited and why")
+    signing: SigningSettings | None = None
     base_dir: Path = Field(default=Path("."), exclude=True)
 
     def resolve(self, path: Path) -> Path:

@@ -1,25 +1,44 @@
-"""Re-computes a run's evidence chain and digests from the stored bytes, and names the first mismatch."""
+"""Re-computes a run's evidence from the stored rows and compares it with the signed seal.
+
+Four things are checked, and every difference is named (table, row, field where the seal holds it):
+1. the capture chain: every content hash and link, from the genesis to the sealed head;
+2. the seal document: rebuilt from the store as it is now (run fields, stored config, targets, captures,
+   facts, findings, problems) and compared section by section with the sealed one;
+3. the links between rows: each fact's capture belongs to this run and to the fact's target; each
+   finding's facts and evidence belong to this run; each problem's target and capture too;
+4. the signature over the seal document: valid for the stored public key, and, given `pubkey`, made by
+   that key. Without a pinned key a valid signature only shows the seal is self-consistent: anyone who
+   can write the database can re-seal with a key of their own. An unsigned seal proves even less.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine, select
 
 from auditor.evidence.chain import LinkInput, genesis_hash, link_hash, sha256_hex
-from auditor.store.digests import facts_digest, findings_digest
+from auditor.evidence.signing import fingerprint, short, signature_valid
+from auditor.store.links import link_problems
+from auditor.store.models import SealRecord
 from auditor.store.reader import RunReader
+from auditor.store.seal import SEAL_VERSION, build_document, decode, differences
+from auditor.store.verify_names import describe
 
 
 @dataclass(frozen=True)
 class Mismatch:
-    """The first thing that does not match what was recorded, named so an auditor can find it."""
+    """Something that does not match what was sealed, named so an auditor can find it."""
 
-    what: str  # "capture", "chain head", "facts digest", "findings digest", "genesis"
+    what: str  # "capture", "chain head", "genesis", "seal", "signature", "run", "config", "targets", ...
     detail: str
     seq: int | None = None
     target: str | None = None
     source: str | None = None
+    table: str | None = None
+    row: str | None = None
+    field: str | None = None
 
 
 @dataclass
@@ -28,51 +47,114 @@ class VerifyResult:
     captures_checked: int = 0
     sealed: bool = False
     chain_head: str | None = None
+    signed: bool = False
+    key_fingerprint: str | None = None
+    pinned: bool = False  # the signature was checked against a key given by the verifier
     mismatches: list[Mismatch] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return self.sealed and not self.mismatches
 
+    def signature_text(self) -> str:
+        """How the seal's signature is described wherever a run is shown."""
+        if not self.signed or self.key_fingerprint is None:
+            return "unsigned"
+        if self.pinned:
+            return f"signed by the pinned key {short(self.key_fingerprint)}"
+        return (
+            f"signed by key {short(self.key_fingerprint)} (not pinned: give --pubkey to prove who sealed it)"
+        )
 
-def verify_run(engine: Engine, run_id: int) -> VerifyResult:
+
+def verify_run(engine: Engine, run_id: int, pubkey: bytes | None = None) -> VerifyResult:
+    """Verify one run; `pubkey` (raw Ed25519 public key) pins the key the seal must be signed with."""
     reader = RunReader(engine, run_id)
     run = reader.run_row()
     result = VerifyResult(run_id=run_id, sealed=run.sealed_at is not None, chain_head=run.chain_head)
     expected_genesis = genesis_hash(run_id, run.started_at)
     if run.genesis != expected_genesis:
         result.mismatches.append(
-            Mismatch("genesis", "the run's chain anchor does not match its id and start time")
+            Mismatch("genesis", "the run's chain anchor does not match its id and start time", table="runs")
         )
-    prev = expected_genesis
+    head = _verify_chain(reader, result, expected_genesis)
+    if not result.sealed:
+        result.mismatches.append(
+            Mismatch("chain head", f"run {run_id} was never sealed (status {run.status})", table="runs")
+        )
+        return result
+    with engine.connect() as conn:
+        record = conn.execute(select(SealRecord.__table__).where(SealRecord.run_id == run_id)).first()
+        if record is None:
+            result.mismatches.append(
+                Mismatch(
+                    "seal",
+                    f"run {run_id} has no seal record (sealed by a version before seal v2, or the seal was "
+                    "deleted): nothing proves its stored config, targets, problems or findings",
+                    table="seals",
+                )
+            )
+            _check_pin(result, pubkey)
+            return result
+        sealed = _check_record(record, result, pubkey)
+        if sealed is None:
+            return result
+        sealed_head = str(sealed["run"].get("chain_head"))
+        if head is not None and head != sealed_head:
+            result.mismatches.append(
+                Mismatch(
+                    "chain head",
+                    f"recomputed head {head[:16]}… != sealed head {sealed_head[:16]}…",
+                    table="captures",
+                )
+            )
+        if head is not None and result.captures_checked != sealed["run"].get("capture_count"):
+            result.mismatches.append(
+                Mismatch(
+                    "chain head",
+                    f"{result.captures_checked} captures stored, {sealed['run'].get('capture_count')} sealed",
+                    table="captures",
+                )
+            )
+        _compare(conn, run_id, sealed, result)
+        result.mismatches.extend(Mismatch(**m) for m in link_problems(conn, run_id))
+    return result
+
+
+def _verify_chain(reader: RunReader, result: VerifyResult, genesis: str) -> str | None:
+    """Recompute every link; the head, or None when the chain broke (the first break is named)."""
+    prev = genesis
     for cap in reader.captures():
         result.captures_checked += 1
-        where = {"seq": cap.seq, "target": cap.target_name, "source": cap.source}
+        where: dict[str, Any] = {"seq": cap.seq, "target": cap.target_name, "source": cap.source}
+        where |= {"table": "captures", "row": str(cap.id)}
         if cap.seq != result.captures_checked:
             result.mismatches.append(
-                Mismatch("capture", f"sequence gap: expected seq {result.captures_checked}", **where)
+                Mismatch(
+                    "capture", f"sequence gap: expected seq {result.captures_checked}", field="seq", **where
+                )
             )
-            break
-        content = cap.content if cap.content is not None else b""
-        actual_sha = sha256_hex(content)
-        if cap.content is not None and actual_sha != cap.content_sha256:
+            return None
+        if cap.content is not None and sha256_hex(cap.content) != cap.content_sha256:
+            actual = sha256_hex(cap.content)
             result.mismatches.append(
                 Mismatch(
                     "capture",
-                    f"content hash {actual_sha[:16]}… != recorded {cap.content_sha256[:16]}…",
+                    f"content hash {actual[:16]}… != recorded {cap.content_sha256[:16]}…",
+                    field="content",
                     **where,
                 )
             )
-            break
+            return None
         if cap.prev_hash != prev:
             result.mismatches.append(
-                Mismatch("capture", "previous-link hash does not match the chain", **where)
+                Mismatch("capture", "previous-link hash does not match the chain", field="prev_hash", **where)
             )
-            break
+            return None
         recomputed = link_hash(
             prev,
             LinkInput(
-                run_id=run_id,
+                run_id=result.run_id,
                 seq=cap.seq,
                 target=cap.target_name,
                 format=cap.format,
@@ -87,34 +169,97 @@ def verify_run(engine: Engine, run_id: int) -> VerifyResult:
         )
         if recomputed != cap.link_hash:
             result.mismatches.append(
-                Mismatch("capture", "metadata changed: link hash does not match", **where)
+                Mismatch("capture", "metadata changed: link hash does not match", field="link_hash", **where)
             )
-            break
+            return None
         prev = recomputed
-    if result.mismatches:
-        return result
-    if not result.sealed:
+    return prev
+
+
+def _check_pin(result: VerifyResult, pubkey: bytes | None) -> None:
+    if pubkey is not None and not result.signed:
         result.mismatches.append(
-            Mismatch("chain head", f"run {run_id} was never sealed (status {run.status})")
+            Mismatch(
+                "signature",
+                "the run is unsigned, so it cannot be proven against the pinned key "
+                f"{short(fingerprint(pubkey))}",
+                table="seals",
+            )
         )
-        return result
-    if prev != run.chain_head:
+
+
+def _check_record(record: Any, result: VerifyResult, pubkey: bytes | None) -> dict[str, Any] | None:
+    """The stored seal document, once its digest and signature hold; None when it cannot be read."""
+    text = str(record.document)
+    data = text.encode("utf-8")
+    try:
+        sealed = decode(text)
+    except ValueError as exc:
+        result.mismatches.append(Mismatch("seal", f"the seal document is not readable: {exc}", table="seals"))
+        return None
+    if sealed.get("seal") != SEAL_VERSION or record.version != SEAL_VERSION:
         result.mismatches.append(
-            Mismatch("chain head", f"recomputed head {prev[:16]}… != sealed head {str(run.chain_head)[:16]}…")
+            Mismatch("seal", f"unknown seal version {sealed.get('seal')!r}/{record.version!r}", table="seals")
         )
-    if run.capture_count != result.captures_checked:
+        return None
+    if sha256_hex(data) != record.digest:
         result.mismatches.append(
-            Mismatch("chain head", f"{result.captures_checked} captures stored, {run.capture_count} sealed")
+            Mismatch(
+                "seal",
+                "the seal document does not match its recorded digest",
+                table="seals",
+                field="document",
+            )
         )
-    with engine.connect() as conn:
-        f_digest, f_count = facts_digest(conn, run_id)
-        g_digest, g_count = findings_digest(conn, run_id)
-    if f_digest != run.facts_digest or f_count != run.fact_count:
-        result.mismatches.append(
-            Mismatch("facts digest", f"{f_count} facts stored, digest differs from the seal")
+    signer = sealed.get("signer")
+    if record.signature is not None or record.public_key is not None or signer is not None:
+        result.signed = True
+        result.key_fingerprint = record.key_fingerprint
+        _check_signature(record, signer, data, result, pubkey)
+    _check_pin(result, pubkey)
+    return sealed
+
+
+def _check_signature(
+    record: Any, signer: Any, data: bytes, result: VerifyResult, pubkey: bytes | None
+) -> None:
+    def bad(detail: str, column: str) -> None:
+        result.mismatches.append(Mismatch("signature", detail, table="seals", field=column))
+
+    try:
+        public = bytes.fromhex(record.public_key or "")
+        signature = bytes.fromhex(record.signature or "")
+    except ValueError:
+        bad("the stored public key or signature is not hex", "signature")
+        return
+    fp = fingerprint(public)
+    expected_fp = signer.get("fingerprint") if isinstance(signer, dict) else None
+    if record.key_fingerprint != fp or expected_fp != fp:
+        bad(
+            "the stored key fingerprint does not match the stored public key and the sealed signer",
+            "key_fingerprint",
         )
-    if g_digest != run.findings_digest or g_count != run.finding_count:
-        result.mismatches.append(
-            Mismatch("findings digest", f"{g_count} findings stored, digest differs from the seal")
-        )
-    return result
+    if not signature_valid(public, signature, data):
+        bad("the signature does not match the seal document and the stored public key", "signature")
+        return
+    if pubkey is not None:
+        if public != pubkey:
+            bad(
+                f"signed by key {short(fp)}, not by the pinned key {short(fingerprint(pubkey))}",
+                "public_key",
+            )
+            return
+        result.pinned = True
+
+
+def _compare(conn: Connection, run_id: int, sealed: dict[str, Any], result: VerifyResult) -> None:
+    now = build_document(conn, run_id, signer=sealed.get("signer"))
+    diffs = list(differences(sealed, now))
+    finer = {p[0] for p, _, _ in diffs if len(p) >= 3 or p[:2] == ("config", "waivers")}
+    paths = {p for p, _, _ in diffs}
+    for path, was, is_now in diffs:
+        if len(path) == 2 and path[1] in ("digest", "sha256") and path[0] in finer:
+            continue  # a row or field of the section is named instead
+        if path == ("config", "keys", "waivers") and ("config", "waivers") in paths:
+            continue
+        result.mismatches.append(Mismatch(**describe(path, was, is_now)))

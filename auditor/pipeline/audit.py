@@ -13,6 +13,7 @@ from auditor.config.models import AuditConfig
 from auditor.enums import RunStatus, Status, TargetKind, TargetStatus
 from auditor.errors import ConfigError
 from auditor.evidence.chain import canonical_json
+from auditor.evidence.signing import pinned_key, signer_for
 from auditor.normalize import normalizer_registry
 from auditor.pipeline.checking import evaluate_run, exit_code, to_rows
 from auditor.pipeline.collect import DEFAULT_WORKERS, collect_targets
@@ -78,9 +79,11 @@ def run_audit(
     normalizers = normalizer_registry()
     if render:
         check_formats(config.reports)
+    signer = signer_for(config)  # before collection: a missing signing key stops the audit at once
+    pin = pinned_key(None, config)  # the reports say "verified" only against this key, when one is set
     plan = plan_targets(config, collectors)
     snapshot, digest = config_snapshot(config)
-    writer = RunWriter.start(engine, config=snapshot, config_sha256=digest, scope=config.scope)
+    writer = RunWriter.start(engine, config=snapshot, config_sha256=digest, scope=config.scope, signer=signer)
     try:
         writer.add_problems(None, plan.problems)
         progress.planned(len(plan.targets))
@@ -102,7 +105,8 @@ def run_audit(
     outcome = AuditOutcome(writer.run_id, seal, statuses, code, waivers=waived.notes)
     if render:
         progress.phase("reporting")
-        outcome.reports = render_reports(engine, writer.run_id, config.reports, config.resolve(config.output))
+        output = config.resolve(config.output)
+        outcome.reports = render_reports(engine, writer.run_id, config.reports, output, pin)
     return outcome
 
 

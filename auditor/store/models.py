@@ -158,4 +158,22 @@ class Problem(Base):
     created_at: Mapped[datetime] = mapped_column(Stamp)
 
 
+class SealRecord(Base):
+    """The seal of a run: the canonical document that commits to everything a report shows (run fields,
+    stored config, targets, captures, facts, findings, problems), and its Ed25519 signature when a key
+    was configured. Inserted once, after the run row is sealed; never changed (see migrations/guards.py)."""
+
+    __tablename__ = "seals"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), primary_key=True, autoincrement=False)
+    version: Mapped[str] = mapped_column(String(32))
+    document: Mapped[str] = mapped_column(Text)  # canonical JSON, exactly the bytes that are signed
+    digest: Mapped[str] = mapped_column(String(64))  # SHA-256 of the document
+    signature: Mapped[str | None] = mapped_column(String(128))  # hex Ed25519 signature; None: unsigned
+    public_key: Mapped[str | None] = mapped_column(String(64))  # hex raw Ed25519 public key
+    key_fingerprint: Mapped[str | None] = mapped_column(String(64))  # SHA-256 of the raw public key
+    created_at: Mapped[datetime] = mapped_column(Stamp)
+
+
 APPEND_ONLY_TABLES = ("captures", "facts", "findings", "problems")
+GUARDED_TABLES = ("runs", "targets", *APPEND_ONLY_TABLES, "seals")

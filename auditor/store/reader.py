@@ -11,7 +11,7 @@ from sqlalchemy import Engine, func, select
 from auditor.enums import FactKind
 from auditor.errors import AuditorError
 from auditor.facts import FactRecord, record_from_json
-from auditor.store.models import Capture, Fact, Finding, Problem, Run, Target
+from auditor.store.models import Capture, Fact, Finding, Problem, Run, SealRecord, Target
 
 
 class RunNotFound(AuditorError):
@@ -152,3 +152,14 @@ def latest_run_id(engine: Engine) -> int | None:
     with engine.connect() as conn:
         value = conn.execute(select(func.max(Run.id))).scalar()
         return int(value) if value is not None else None
+
+
+def seal_signers(engine: Engine, run_ids: list[int]) -> dict[int, str | None]:
+    """Runs that have a seal record -> the signing key's fingerprint (None: sealed unsigned)."""
+    if not run_ids:
+        return {}
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(SealRecord.run_id, SealRecord.key_fingerprint).where(SealRecord.run_id.in_(run_ids))
+        )
+        return {int(r): fp for r, fp in rows}

@@ -1,21 +1,34 @@
 """The facts digest of a run, computed while the run is written instead of all at once at the seal.
 
-The digest is `digests.facts_digest` (what `verify` recomputes): every fact row of the run as stored, in
-id order. The writer reads back the rows committed since the last read, from the store, never from its
-own memory, so both see the same bytes; only the moment of reading changes. Sealing a large run then
-hashes only its last few facts instead of re-reading every fact while the operator waits.
+The digest covers every fact row of the run as stored, in id order: its id, the run and sequence number of
+the capture it points at, the name of the target it points at, its kind, subject and data. So a fact
+edited, deleted, added, moved to another target or pointed at another capture changes it. It is kept per
+capture too, so `verify` can say which capture's facts changed.
+
+The writer reads back the rows committed since the last read, from the store, never from its own memory,
+so the seal and `verify` (which runs the same class over all rows at once) hash the same bytes; only the
+moment of reading changes. Sealing a large run then hashes only its last few facts.
 """
 
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from sqlalchemy import Connection, select
 
 from auditor.evidence.chain import canonical_json
-from auditor.store.models import Capture, Fact
+from auditor.store.models import Capture, Fact, Target
 
 _FETCH = 5_000
+GROUP_HEX = 12  # per-capture digests only name what changed; the run digest is the full SHA-256
+
+
+def capture_key(run_id: int, capture_run: int | None, seq: int | None) -> str:
+    """How the seal names a capture: its seq, or run and seq when it belongs to another run."""
+    if capture_run == run_id:
+        return str(seq)
+    return f"run {capture_run}, seq {seq}"
 
 
 class RunningFactsDigest:
@@ -26,21 +39,31 @@ class RunningFactsDigest:
         self.count = 0
         self._last_id = 0
         self._hash = hashlib.sha256()
+        self._groups: dict[str, tuple[int, Any]] = {}
 
     def advance(self, conn: Connection) -> None:
-        """Hash the committed fact rows not read yet (as digests.facts_digest / digest_rows do)."""
+        """Hash the committed fact rows not read yet."""
         rows = conn.execute(
-            select(Fact.id, Capture.seq, Fact.kind, Fact.subject, Fact.data)
-            .join(Capture, Capture.id == Fact.capture_id)
+            select(Fact.id, Capture.run_id, Capture.seq, Target.name, Fact.kind, Fact.subject, Fact.data)
+            .outerjoin(Capture, Capture.id == Fact.capture_id)
+            .outerjoin(Target, Target.id == Fact.target_id)
             .where(Fact.run_id == self.run_id, Fact.id > self._last_id)
             .order_by(Fact.id)
             .execution_options(yield_per=_FETCH)
         )
-        for fact_id, seq, kind, subject, data in rows:
-            self._hash.update(canonical_json([seq, kind, subject, data]))
-            self._hash.update(b"\n")
+        for fact_id, cap_run, seq, target, kind, subject, data in rows:
+            line = canonical_json([fact_id, cap_run, seq, target, kind, subject, data]) + b"\n"
+            self._hash.update(line)
+            key = capture_key(self.run_id, cap_run, seq)
+            n, group = self._groups.get(key) or (0, hashlib.sha256())
+            group.update(line)
+            self._groups[key] = (n + 1, group)
             self._last_id = fact_id
             self.count += 1
 
     def hexdigest(self) -> str:
         return self._hash.hexdigest()
+
+    def by_capture(self) -> dict[str, list[Any]]:
+        """Per capture: [fact count, short digest]."""
+        return {k: [n, h.hexdigest()[:GROUP_HEX]] for k, (n, h) in self._groups.items()}

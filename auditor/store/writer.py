@@ -17,11 +17,13 @@ from auditor import __version__
 from auditor.capture import RawCapture
 from auditor.enums import RunStatus, TargetStatus
 from auditor.evidence.chain import LinkInput, genesis_hash, link_hash, sha256_hex
+from auditor.evidence.signing import ALGORITHM, Signer
 from auditor.facts import FactRecord
 from auditor.normalize import Problem as ProblemRecord
-from auditor.store.digests import findings_digest
-from auditor.store.models import Capture, Fact, Finding, Problem, Run, Target
+from auditor.store.digests import facts_from, findings_section
+from auditor.store.models import Capture, Fact, Finding, Problem, Run, SealRecord, Target
 from auditor.store.running_digest import RunningFactsDigest
+from auditor.store.seal import SEAL_VERSION, build_document, encode
 
 DIGEST_EVERY = 5_000  # facts: the running facts digest reads back what was committed in steps this big
 
@@ -71,13 +73,15 @@ class Seal:
     capture_count: int
     fact_count: int
     finding_count: int
+    key_fingerprint: str | None = None  # None: sealed without a signing key ("unsigned")
 
 
 class RunWriter:
     """The single writer of a run. Not thread-safe by design: the chain is linear, so one thread appends."""
 
-    def __init__(self, engine: Engine, run_id: int, genesis: str) -> None:
+    def __init__(self, engine: Engine, run_id: int, genesis: str, signer: Signer | None = None) -> None:
         self.engine = engine
+        self.signer = signer  # signs the seal; None seals the run unsigned
         self.run_id = run_id
         self._prev = genesis
         self._seq = 0
@@ -86,7 +90,15 @@ class RunWriter:
         self._digest = RunningFactsDigest(run_id)
 
     @classmethod
-    def start(cls, engine: Engine, *, config: dict[str, Any], config_sha256: str, scope: str) -> RunWriter:
+    def start(
+        cls,
+        engine: Engine,
+        *,
+        config: dict[str, Any],
+        config_sha256: str,
+        scope: str,
+        signer: Signer | None = None,
+    ) -> RunWriter:
         started = utcnow()
         with Session(engine) as session, session.begin():
             run = Run(
@@ -107,7 +119,7 @@ class RunWriter:
             run_id = run.id
             genesis = genesis_hash(run_id, started)
             run.genesis = genesis
-        return cls(engine, run_id, genesis)
+        return cls(engine, run_id, genesis, signer)
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -288,28 +300,63 @@ class RunWriter:
             conn.execute(insert(Finding), [{"run_id": self.run_id, **r.__dict__} for r in rows])
 
     def seal(self, status: RunStatus, reason: str | None = None) -> Seal:
-        """Record the chain head and the digests of facts and findings; after this the run is immutable."""
+        """Record the chain head and the digests, then the seal document (signed when a key is given),
+        in one transaction; after this the run is immutable (see migrations/guards.py)."""
         with self.engine.begin() as conn:
             self._digest.advance(conn)  # the facts committed since the last step (see running_digest.py)
-            f_digest, fact_count = self._digest.hexdigest(), self._digest.count
-            g_digest, finding_count = findings_digest(conn, self.run_id)
+            facts = facts_from(self._digest)
+            findings = findings_section(conn, self.run_id)
+            now = utcnow()
             conn.execute(
                 update(Run)
                 .where(Run.id == self.run_id)
                 .values(
                     status=status.value,
                     reason=reason,
-                    finished_at=utcnow(),
-                    sealed_at=utcnow(),
+                    finished_at=now,
+                    sealed_at=now,
                     chain_head=self._prev,
-                    facts_digest=f_digest,
-                    findings_digest=g_digest,
+                    facts_digest=facts["digest"],
+                    findings_digest=findings["digest"],
                     capture_count=self._seq,
-                    fact_count=fact_count,
-                    finding_count=finding_count,
+                    fact_count=facts["count"],
+                    finding_count=findings["count"],
                 )
             )
-        return Seal(self.run_id, status, self._prev, f_digest, g_digest, self._seq, fact_count, finding_count)
+            signer = self.signer
+            fingerprint = signer.fingerprint if signer is not None else None
+            document = encode(
+                build_document(
+                    conn,
+                    self.run_id,
+                    facts=facts,
+                    signer={"algorithm": ALGORITHM, "fingerprint": fingerprint} if fingerprint else None,
+                )
+            )
+            conn.execute(
+                insert(SealRecord),
+                {
+                    "run_id": self.run_id,
+                    "version": SEAL_VERSION,
+                    "document": document,
+                    "digest": sha256_hex(document.encode("utf-8")),
+                    "signature": signer.sign(document.encode("utf-8")).hex() if signer else None,
+                    "public_key": signer.public_raw.hex() if signer else None,
+                    "key_fingerprint": fingerprint,
+                    "created_at": now,
+                },
+            )
+        return Seal(
+            self.run_id,
+            status,
+            self._prev,
+            facts["digest"],
+            findings["digest"],
+            self._seq,
+            facts["count"],
+            findings["count"],
+            fingerprint,
+        )
 
     @property
     def chain_head(self) -> str:

@@ -63,15 +63,17 @@ def chain_text(data: ReportData) -> tuple[str, Status]:
             "NOT VERIFIED: the chain was not recomputed for this report (run `auditor verify`)",
             Status.ERROR,
         )
+    seal = "UNSIGNED" if v.signature == "unsigned" else v.signature
     if v.verified:
         return (
-            f"CHAIN VERIFIED at report time: {v.captures_checked:,} captures, seal and digests recomputed",
+            f"CHAIN VERIFIED at report time: {v.captures_checked:,} captures, seal and digests recomputed; "
+            f"seal {seal}",
             (Status.PASS),
         )
     m = v.mismatch
     where = f" at capture #{m.seq} ({m.target}: {m.source})" if m is not None and m.seq is not None else ""
     detail = f"{m.what}{where}: {m.detail}" if m is not None else "unknown mismatch"
-    return f"CHAIN NOT VERIFIED: {detail}", Status.FAIL
+    return f"CHAIN NOT VERIFIED: {detail}; seal {seal}", Status.FAIL
 
 
 def _waivers_text(data: ReportData) -> str:

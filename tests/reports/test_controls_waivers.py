@@ -121,7 +121,12 @@ def test_waivers_and_verification_in_json(doc: dict[str, Any]) -> None:
             "matched": 1,
         },
     ]
-    assert doc["verification"] == {"verified": True, "captures_checked": 54, "mismatch": None}
+    assert doc["verification"] == {
+        "verified": True,
+        "captures_checked": 54,
+        "mismatch": None,
+        "signature": "unsigned",
+    }
 
 
 def test_a_failed_verification_names_the_first_mismatch(
@@ -143,6 +148,7 @@ def test_a_failed_verification_names_the_first_mismatch(
             "target": "be-leaf2",
             "source": "cfg",
         },
+        "signature": "unsigned",
     }
     unchecked = dataclasses.replace(make_report_data(), verification=None)
     doc = json.loads(JsonReport().render(unchecked, tmp_path / "u.json").read_text())

@@ -1,0 +1,132 @@
+"""The commands that prove a run: verify, report (marked verified only when verify passes), keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from auditor.cli.app import ConfigOpt, RunOpt, StoreOpt, app, resolve_run, store_engine
+from auditor.cli.console import out
+from auditor.errors import AuditorError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from auditor.evidence.verify import Mismatch, VerifyResult
+
+keys_app = typer.Typer(help="Ed25519 keys that sign run seals.", no_args_is_help=True)
+app.add_typer(keys_app, name="keys")
+
+PubkeyOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--pubkey",
+        help="the public key the seal must be signed with (a .pub file, PEM text or 64 hex digits); "
+        "default: the config's signing.public_key",
+    ),
+]
+
+
+class UnverifiedRun(AuditorError):
+    hint = "`auditor verify --run N` names every change; re-audit to get evidence that verifies"
+
+
+def pin_for(config: Path | None, pubkey: str | None) -> bytes | None:
+    from auditor.config.loader import load_config
+    from auditor.evidence.signing import pinned_key
+
+    return pinned_key(pubkey, load_config(config) if config is not None and not pubkey else None)
+
+
+def verify_or_refuse(engine: Engine, run_id: int, pin: bytes | None, doing: str) -> VerifyResult:
+    """Verify first; a run whose evidence, config or waivers do not match the seal is refused."""
+    from auditor.evidence.verify import verify_run
+
+    result = verify_run(engine, run_id, pin)
+    if not result.ok:
+        first = result.mismatches[0]
+        more = f" (and {len(result.mismatches) - 1} more)" if len(result.mismatches) > 1 else ""
+        raise UnverifiedRun(f"run {run_id} does not verify, {doing} refused: {describe(first)}{more}")
+    return result
+
+
+def describe(m: Mismatch) -> str:
+    if m.seq is not None:
+        where = f" capture #{m.seq} ({m.target}: {m.source})"
+    else:
+        parts = [
+            p
+            for p in (m.table, f"row {m.row}" if m.row else None, f"field {m.field}" if m.field else None)
+            if p
+        ]
+        where = f" [{', '.join(parts)}]" if parts else ""
+    return f"{m.what}{where}: {m.detail}"
+
+
+@app.command()
+def verify(
+    run: RunOpt = None, config: ConfigOpt = None, store: StoreOpt = None, pubkey: PubkeyOpt = None
+) -> None:
+    """Recompute every capture hash, the chain, the seal document and its signature; name every change."""
+    from auditor.evidence.verify import verify_run
+
+    engine = store_engine(config, store)
+    run_id = resolve_run(engine, run)
+    result = verify_run(engine, run_id, pin_for(config, pubkey))
+    if result.ok:
+        out.print(
+            f"[green]run {run_id} verified[/]: {result.captures_checked} captures, "
+            f"chain head {result.chain_head}; seal {result.signature_text()}",
+            highlight=False,
+        )
+        return
+    for m in result.mismatches:
+        out.print(f"[bold red]run {run_id} FAILED verification[/]: {describe(m)}", highlight=False)
+    out.print(f"seal: {result.signature_text()}", highlight=False)
+    raise typer.Exit(1)
+
+
+@app.command()
+def report(
+    run: RunOpt = None,
+    report_format: Annotated[list[str], typer.Option("--format", "-f", help="pdf, json, ...")] = ["pdf"],  # noqa: B006
+    output: Annotated[Path, typer.Option("--output", "-o")] = Path("audit-output"),
+    config: ConfigOpt = None,
+    store: StoreOpt = None,
+    pubkey: PubkeyOpt = None,
+) -> None:
+    """Render a stored run's reports. They say VERIFIED only when `verify` passes (against the pinned
+    key, when one is given); otherwise they are still written, marked NOT VERIFIED, and the exit code is 1."""
+    from reports.render import render_reports
+
+    engine = store_engine(config, store)
+    run_id = resolve_run(engine, run)
+    pin = pin_for(config, pubkey)
+    for path in render_reports(engine, run_id, report_format, output, pin):
+        out.print(f"report: {path}")
+    from auditor.evidence.verify import verify_run
+
+    result = verify_run(engine, run_id, pin)
+    if not result.ok:
+        out.print(
+            f"[bold red]run {run_id} NOT VERIFIED[/]: {describe(result.mismatches[0])}; "
+            "the reports are marked NOT VERIFIED (`auditor verify` names every change)",
+            highlight=False,
+        )
+        raise typer.Exit(1)
+
+
+@keys_app.command("generate")
+def keys_generate(
+    output: Annotated[Path, typer.Option("--output", "-o", help="directory for the key pair")] = Path("."),
+    name: Annotated[str, typer.Option("--name", help="file name stem")] = "auditor-signing",
+) -> None:
+    """Create an Ed25519 key pair: NAME.key (private, mode 0600; keep it off the database host), NAME.pub."""
+    from auditor.evidence.signing import generate_keypair, short
+
+    private, public, fp = generate_keypair(output, name)
+    out.print(f"private key: {private}  (config: signing.key_file, or its PEM text in signing.key_env)")
+    out.print(f"public key:  {public}  (give it to auditors: `auditor verify --pubkey {public.name}`)")
+    out.print(f"fingerprint: {short(fp)}  ({fp})", highlight=False)

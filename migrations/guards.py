@@ -1,0 +1,276 @@
+"""The store's write guards (triggers), installed by migration 0003 and re-installed by any later migration
+that recreates a guarded table (SQLite batch mode copies a table and loses its triggers).
+
+What they enforce, in the database itself so that raw SQL meets them too:
+- evidence rows (captures, facts, findings, problems) are insert-only, and only into a run still running;
+- a target's identity is fixed at insert; its outcome (status, reason, notes, finish time) may be written
+  while its run is running; targets are never deleted;
+- a run row is inserted as `running`, unsealed; while running only its progress fields change; it moves
+  once from `running` to a final status together with its seal, and is frozen from then on; runs are
+  never deleted;
+- a seal record is inserted once, for a sealed run, and never changed.
+
+No upsert form gets around them. On SQLite, `INSERT OR REPLACE`/`REPLACE INTO` delete the conflicting row
+without firing delete triggers (unless recursive_triggers is on), so every guarded table has a BEFORE
+INSERT trigger that refuses a row whose key already exists; `INSERT ... ON CONFLICT DO UPDATE` meets the
+same insert trigger first. On PostgreSQL, ON CONFLICT DO UPDATE and MERGE fire the row triggers, and
+TRUNCATE has its own statement trigger on every table.
+
+The triggers stop accidents and anyone without schema rights. Whoever owns the database can drop them;
+`auditor verify` (the signed seal) is what catches that.
+"""
+
+from __future__ import annotations
+
+from alembic import op
+
+EVIDENCE = ("captures", "facts", "findings", "problems")
+GUARDED = ("runs", "targets", *EVIDENCE, "seals")
+
+# Unique keys besides the primary key that a REPLACE could collide with.
+_OTHER_KEYS = {"captures": ("run_id", "seq"), "targets": ("run_id", "kind", "name")}
+# Set at insert and never changed afterwards.
+_TARGET_FROZEN = ("id", "run_id", "kind", "name", "platform", "tier", "role", "started_at")
+_RUN_FROZEN = ("id", "started_at", "scope", "tool_version", "operator", "config_sha256", "config")
+_FINAL = ("complete", "partial", "failed", "interrupted")
+
+# The 0001/0002 trigger names, all replaced here.
+_LEGACY_SQLITE = (
+    *(f"{t}_no_{a}" for t in EVIDENCE for a in ("update", "delete")),
+    "runs_sealed_no_update",
+    "runs_sealed_no_delete",
+)
+
+
+def _dialect() -> str:
+    return str(op.get_context().dialect.name)
+
+
+def install() -> None:
+    """Create every guard (drops any earlier version first, so it is safe to call again)."""
+    remove()
+    if _dialect() == "postgresql":
+        _install_postgresql()
+    else:
+        _install_sqlite()
+
+
+def remove() -> None:
+    if _dialect() == "postgresql":
+        for table in GUARDED:
+            for trig in ("append_only", "no_truncate", "insert_guard", "update_guard", "no_delete", "sealed"):
+                op.execute(f"DROP TRIGGER IF EXISTS {table}_{trig} ON {table}")
+        for fn in (
+            "auditor_append_only",
+            "auditor_sealed_run",
+            "auditor_no_truncate",
+            "auditor_no_delete",
+            "auditor_insert_guard",
+            "auditor_runs_update",
+            "auditor_targets_update",
+        ):
+            op.execute(f"DROP FUNCTION IF EXISTS {fn}()")
+        return
+    for name in _LEGACY_SQLITE:
+        op.execute(f"DROP TRIGGER IF EXISTS {name}")
+    for table in GUARDED:
+        for trig in ("insert_guard", "no_update", "no_delete", "update_guard", "sealed_no_update"):
+            op.execute(f"DROP TRIGGER IF EXISTS {table}_{trig}")
+
+
+# --- SQLite -------------------------------------------------------------------------------------------
+
+
+def _raise(message: str) -> str:
+    return f"SELECT RAISE(ABORT, '{message}');"
+
+
+def _changed_sqlite(cols: tuple[str, ...]) -> str:
+    return " OR ".join(f"NEW.{c} IS NOT OLD.{c}" for c in cols)
+
+
+def _exists_sqlite(table: str) -> str:
+    clauses = [f"EXISTS (SELECT 1 FROM {table} WHERE id = NEW.id)"]
+    if table in _OTHER_KEYS:
+        cond = " AND ".join(f"{c} = NEW.{c}" for c in _OTHER_KEYS[table])
+        clauses.append(f"EXISTS (SELECT 1 FROM {table} WHERE {cond})")
+    return " OR ".join(clauses)
+
+
+def _install_sqlite() -> None:
+    running = "(SELECT sealed_at IS NULL AND status = 'running' FROM runs WHERE id = NEW.run_id)"
+    final = ", ".join(f"'{s}'" for s in _FINAL)
+    for table in ("targets", *EVIDENCE):
+        op.execute(
+            f"CREATE TRIGGER {table}_insert_guard BEFORE INSERT ON {table} "
+            f"WHEN ({_exists_sqlite(table)}) OR {running} IS NOT 1 "
+            f"BEGIN {_raise(f'auditor: {table} row refused (existing key, or its run is not running)')} END"
+        )
+        op.execute(
+            f"CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} "
+            f"BEGIN {_raise(f'auditor: {table} is append-only (DELETE refused)')} END"
+        )
+    for table in EVIDENCE:
+        op.execute(
+            f"CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table} "
+            f"BEGIN {_raise(f'auditor: {table} is append-only (UPDATE refused)')} END"
+        )
+    op.execute(
+        "CREATE TRIGGER targets_update_guard BEFORE UPDATE ON targets "
+        f"WHEN {_changed_sqlite(_TARGET_FROZEN)} "
+        "OR (SELECT sealed_at IS NULL AND status = 'running' FROM runs WHERE id = OLD.run_id) IS NOT 1 "
+        f"BEGIN {_raise('auditor: targets: only the outcome of a target of a running run may change')} END"
+    )
+    op.execute(
+        "CREATE TRIGGER runs_insert_guard BEFORE INSERT ON runs "
+        "WHEN EXISTS (SELECT 1 FROM runs WHERE id = NEW.id) OR NEW.status IS NOT 'running' "
+        "OR NEW.sealed_at IS NOT NULL OR NEW.chain_head IS NOT NULL "
+        f"BEGIN {_raise('auditor: runs: a run starts new, running and unsealed')} END"
+    )
+    op.execute(
+        "CREATE TRIGGER runs_sealed_no_update BEFORE UPDATE ON runs WHEN OLD.sealed_at IS NOT NULL "
+        "OR OLD.status IS NOT 'running' "
+        f"BEGIN {_raise('auditor: run is sealed (UPDATE refused)')} END"
+    )
+    op.execute(
+        "CREATE TRIGGER runs_update_guard BEFORE UPDATE ON runs "
+        f"WHEN {_changed_sqlite(_RUN_FROZEN)} "
+        f"OR (OLD.genesis IS NOT '{'0' * 64}' AND NEW.genesis IS NOT OLD.genesis) "
+        f"OR NOT ((NEW.status = 'running' AND NEW.sealed_at IS NULL AND NEW.chain_head IS NULL) "
+        f"OR (NEW.status IN ({final}) AND NEW.sealed_at IS NOT NULL AND NEW.chain_head IS NOT NULL)) "
+        f"BEGIN {_raise('auditor: runs: refused (a running run may only progress, then seal once)')} END"
+    )
+    op.execute(
+        "CREATE TRIGGER runs_no_delete BEFORE DELETE ON runs "
+        f"BEGIN {_raise('auditor: runs are never deleted')} END"
+    )
+    op.execute(
+        "CREATE TRIGGER seals_insert_guard BEFORE INSERT ON seals "
+        "WHEN EXISTS (SELECT 1 FROM seals WHERE run_id = NEW.run_id) "
+        "OR (SELECT sealed_at IS NOT NULL FROM runs WHERE id = NEW.run_id) IS NOT 1 "
+        f"BEGIN {_raise('auditor: seals: one seal per sealed run (INSERT refused)')} END"
+    )
+    for action in ("UPDATE", "DELETE"):
+        op.execute(
+            f"CREATE TRIGGER seals_no_{action.lower()} BEFORE {action} ON seals "
+            f"BEGIN {_raise(f'auditor: seals never change ({action} refused)')} END"
+        )
+
+
+# --- PostgreSQL ---------------------------------------------------------------------------------------
+
+
+def _changed_pg(cols: tuple[str, ...]) -> str:
+    return " OR ".join(f"NEW.{c} IS DISTINCT FROM OLD.{c}" for c in cols)
+
+
+def _install_postgresql() -> None:
+    final = ", ".join(f"'{s}'" for s in _FINAL)
+    op.execute(
+        """
+        CREATE FUNCTION auditor_no_truncate() RETURNS trigger AS $$
+        BEGIN
+          RAISE EXCEPTION 'auditor: % is append-only (TRUNCATE refused)', TG_TABLE_NAME;
+        END $$ LANGUAGE plpgsql
+        """
+    )
+    op.execute(
+        """
+        CREATE FUNCTION auditor_append_only() RETURNS trigger AS $$
+        BEGIN
+          RAISE EXCEPTION 'auditor: % is append-only (% refused)', TG_TABLE_NAME, TG_OP;
+        END $$ LANGUAGE plpgsql
+        """
+    )
+    # One insert guard for every table: the key must be new (no upsert or merge over an existing row)
+    # and the run must still be running (for seals: sealed). TG_ARGV lists the other unique keys.
+    op.execute(
+        """
+        CREATE FUNCTION auditor_insert_guard() RETURNS trigger AS $$
+        DECLARE
+          found boolean;
+          cond text;
+          ok boolean;
+        BEGIN
+          IF TG_TABLE_NAME = 'seals' THEN
+            EXECUTE 'SELECT EXISTS (SELECT 1 FROM seals WHERE run_id = ($1).run_id)' INTO found USING NEW;
+            SELECT sealed_at IS NOT NULL INTO ok FROM runs WHERE id = NEW.run_id;
+          ELSIF TG_TABLE_NAME = 'runs' THEN
+            EXECUTE 'SELECT EXISTS (SELECT 1 FROM runs WHERE id = ($1).id)' INTO found USING NEW;
+            ok := NEW.status = 'running' AND NEW.sealed_at IS NULL AND NEW.chain_head IS NULL;
+          ELSE
+            EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I WHERE id = ($1).id)', TG_TABLE_NAME)
+              INTO found USING NEW;
+            IF NOT found AND TG_NARGS > 0 THEN
+              SELECT string_agg(format('%I = ($1).%I', a, a), ' AND ') INTO cond FROM unnest(TG_ARGV) a;
+              EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I WHERE %s)', TG_TABLE_NAME, cond)
+                INTO found USING NEW;
+            END IF;
+            SELECT sealed_at IS NULL AND status = 'running' INTO ok FROM runs WHERE id = NEW.run_id;
+          END IF;
+          IF found OR ok IS NOT TRUE THEN
+            RAISE EXCEPTION 'auditor: % row refused (existing key, or its run is not in the right state)',
+              TG_TABLE_NAME;
+          END IF;
+          RETURN NEW;
+        END $$ LANGUAGE plpgsql
+        """
+    )
+    op.execute(
+        f"""
+        CREATE FUNCTION auditor_targets_update() RETURNS trigger AS $$
+        DECLARE ok boolean;
+        BEGIN
+          SELECT sealed_at IS NULL AND status = 'running' INTO ok FROM runs WHERE id = OLD.run_id;
+          IF {_changed_pg(_TARGET_FROZEN)} OR ok IS NOT TRUE THEN
+            RAISE EXCEPTION 'auditor: targets: only the outcome of a target of a running run may change';
+          END IF;
+          RETURN NEW;
+        END $$ LANGUAGE plpgsql
+        """
+    )
+    op.execute(
+        f"""
+        CREATE FUNCTION auditor_runs_update() RETURNS trigger AS $$
+        BEGIN
+          IF OLD.sealed_at IS NOT NULL OR OLD.status IS DISTINCT FROM 'running' THEN
+            RAISE EXCEPTION 'auditor: run % is sealed (% refused)', OLD.id, TG_OP;
+          END IF;
+          IF {_changed_pg(_RUN_FROZEN)}
+             OR (OLD.genesis <> '{"0" * 64}' AND NEW.genesis IS DISTINCT FROM OLD.genesis)
+             OR NOT ((NEW.status = 'running' AND NEW.sealed_at IS NULL AND NEW.chain_head IS NULL)
+                  OR (NEW.status IN ({final}) AND NEW.sealed_at IS NOT NULL AND NEW.chain_head IS NOT NULL))
+          THEN
+            RAISE EXCEPTION 'auditor: runs: refused (a running run may only progress, then seal once)';
+          END IF;
+          RETURN NEW;
+        END $$ LANGUAGE plpgsql
+        """
+    )
+    for table in GUARDED:
+        args = ", ".join(f"'{c}'" for c in _OTHER_KEYS.get(table, ()))
+        op.execute(
+            f"CREATE TRIGGER {table}_insert_guard BEFORE INSERT ON {table} "
+            f"FOR EACH ROW EXECUTE FUNCTION auditor_insert_guard({args})"
+        )
+        op.execute(
+            f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
+            "FOR EACH STATEMENT EXECUTE FUNCTION auditor_no_truncate()"
+        )
+        op.execute(
+            f"CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} "
+            "FOR EACH ROW EXECUTE FUNCTION auditor_append_only()"
+        )
+    for table in (*EVIDENCE, "seals"):
+        op.execute(
+            f"CREATE TRIGGER {table}_append_only BEFORE UPDATE ON {table} "
+            "FOR EACH ROW EXECUTE FUNCTION auditor_append_only()"
+        )
+    op.execute(
+        "CREATE TRIGGER targets_update_guard BEFORE UPDATE ON targets "
+        "FOR EACH ROW EXECUTE FUNCTION auditor_targets_update()"
+    )
+    op.execute(
+        "CREATE TRIGGER runs_update_guard BEFORE UPDATE ON runs "
+        "FOR EACH ROW EXECUTE FUNCTION auditor_runs_update()"
+    )
