@@ -6,6 +6,11 @@ OOB VPCs (`intent.tiers.oob.aws.vpc_tags`) routes OOB space; and a transit gatew
 associated with any attachment other than an OOB VPC's holds no active route to OOB space (TGW tables
 are judged when they were collected; an account without transit gateways has none). Host routes to
 declared jump hosts are allowed everywhere.
+
+The devices that hold OOB space are judged too (checks/tier1/_oob_advertised.py): a management VRF, on
+any device, and every VRF of an OOB switch, must not advertise OOB prefixes to BGP neighbours outside
+OOB space (`network` for OOB space, `redistribute connected/static`), export a route target that a
+non-management VRF imports, or be leaked from by another VRF.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from auditor.facts import (
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, inside, network
+from checks.tier1._common import Oob
+from checks.tier1._oob_advertised import oob_leaks
 
 DEVICE_NEEDS = frozenset({FactKind.ROUTE, FactKind.INTERFACE})
 AWS_NEEDS = frozenset({FactKind.AWS_ROUTE_TABLE})
@@ -75,6 +82,25 @@ class OobNotRoutedElsewhere(Check):
         yield from self._clouds(
             ctx, {t.name for t in clouds}, oob_nets, jump_nets, oob.aws.vpc_tags if oob.aws else {}
         )
+        yield from self._advertised(ctx, {t.name for t in devices})
+
+    def _advertised(self, ctx: CheckContext, names: set[str]) -> Iterable[Finding]:
+        oob = Oob.of(ctx)
+        expected = (
+            "OOB prefixes neither advertised to non-OOB BGP neighbours, nor exported by route target to, "
+            "nor leaked into, VRFs outside the management VRFs"
+        )
+        oob_devices = {t.name for t in ctx.targets if t.tier == Tier.OOB}
+        for leak in oob_leaks(ctx, oob, names):
+            target = leak.vrf.target
+            if leak.problems:
+                found = "; ".join(leak.problems)
+                yield self.failed(leak.subject, expected, found, *leak.facts, target=target)
+            elif leak.unknown:
+                yield self.not_assessed(leak.subject, f"{leak.subject}: {leak.unknown}", target=target)
+            elif target in oob_devices:
+                found = "no OOB prefix advertised to a non-OOB peer, exported or leaked"
+                yield self.passed(leak.subject, expected, found, *leak.facts, target=target)
 
     def _devices(
         self,
