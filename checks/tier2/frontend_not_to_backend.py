@@ -2,7 +2,10 @@
 
 Three places are read, each where its evidence exists:
 - devices (frontend or unassigned tier): routes and interface addresses in the frontend VRFs
-  (`intent.tiers.frontend.vrfs`) inside a backend or OOB CIDR;
+  (`intent.tiers.frontend.vrfs`, device spellings made canonical: checks/vrf_names.py) inside a
+  backend or OOB CIDR; and route-target leaks, read from the fabric-wide route-target graph
+  (checks/route_targets.py): a frontend VRF that imports an RT a backend or OOB VRF exports (the same
+  leak T3-NO-ROUTE-LEAK reports from the backend side), named with a count and the first few VRFs;
 - AWS: route tables of the frontend VPCs (`frontend.aws.vpc_tags`) with an active route inside one;
 - Kubernetes: egress allow rules of tenant namespaces whose peers cover backend or OOB addresses (an
   address block overlapping them minus its exceptions, any peer, Cilium `world`).
@@ -16,18 +19,22 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from checks.k8s_semantics import Peer, PeerKind, allow_rules
+
 from auditor.config.models import OobTier
 from auditor.enums import FactKind, Severity, Tier
-from auditor.facts import AwsRouteTable, AwsVpc, Device, Interface, Route
+from auditor.facts import AwsRouteTable, AwsVpc, Device, Interface, Route, Vrf
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.k8s_semantics import Peer, PeerKind, allow_rules
 from checks.netutil import Network, inside, network, networks_of, overlapping
+from checks.route_targets import RouteTargetGraph, VrfNode
+from checks.route_targets import describe as describe_flows
 from checks.tier2._aws_scope import tags_match
 from checks.tier2._k8s_scope import NEEDS as K8S_NEEDS
 from checks.tier2._k8s_scope import problems_of, tenant_clusters
+from checks.vrf_names import VrfNames
 
-DEVICE_NEEDS = frozenset({FactKind.ROUTE, FactKind.INTERFACE})
+DEVICE_NEEDS = frozenset({FactKind.ROUTE, FactKind.INTERFACE, FactKind.VRF})
 AWS_NEEDS = frozenset({FactKind.AWS_VPC, FactKind.AWS_ROUTE_TABLE})
 
 
@@ -120,35 +127,45 @@ class FrontendNotToBackend(Check):
         yield from gaps
         names = {t.name for t in ready}
         vrfs = set(frontend.vrfs)
-        bad: dict[str, list[tuple[str, StoredFact[Route] | StoredFact[Interface]]]] = defaultdict(list)
+        canonical = VrfNames.of(ctx).canonical
+        bad: dict[str, list[tuple[str, str, StoredFact[Route] | StoredFact[Interface] | StoredFact[Vrf]]]] = (
+            defaultdict(list)
+        )
         counted: dict[str, int] = defaultdict(int)
         for r in ctx.facts.of(Route):
-            if r.target in names and r.record.vrf in vrfs:
+            if r.target in names and canonical(r.target, r.record.vrf) in vrfs:
                 counted[r.target] += 1
                 hit = forbidden.route_hit(r.record.prefix)
                 if hit:
                     via = r.record.next_hop or r.record.interface or "?"
-                    bad[r.target].append(
-                        (
-                            f"{r.record.protocol} route {r.record.prefix} via {via} "
-                            f"in vrf {r.record.vrf} ({hit})",
-                            r,
-                        )
-                    )
+                    what = f"{r.record.protocol} route {r.record.prefix} via {via}"
+                    bad[r.target].append((f"{r.target}: {what}", f"{what} in vrf {r.record.vrf} ({hit})", r))
         for i in ctx.facts.of(Interface):
-            if i.target in names and i.record.vrf in vrfs:
+            if i.target in names and canonical(i.target, i.record.vrf) in vrfs:
                 for addr in [*i.record.ipv4, *i.record.ipv4_virtual, *i.record.ipv6]:
                     counted[i.target] += 1
                     hit = forbidden.route_hit(addr)
                     if hit:
-                        bad[i.target].append((f"{i.record.name} has {addr} in vrf {i.record.vrf} ({hit})", i))
+                        what = f"{i.record.name} has {addr}"
+                        bad[i.target].append(
+                            (f"{i.target}: {what}", f"{what} in vrf {i.record.vrf} ({hit})", i)
+                        )
+        graph = RouteTargetGraph.of(ctx)
+        for v in ctx.facts.of(Vrf):
+            if v.target in names and canonical(v.target, v.record.name) in vrfs:
+                node = graph.node(v)
+                flows = [f for f in graph.inbound(node) if _protected(f.source)]
+                if flows:
+                    text = "; ".join(describe_flows(node, flows))
+                    bad[v.target].append((v.record.subject(), f"{text}: their routes reach the frontend", v))
         devices = {d.target: d for d in ctx.facts.of(Device)}
         for name in sorted(names):
-            for text, fact in bad[name]:
-                yield self.failed(f"{name}: {text.split(' in vrf')[0]}", expected, text, fact, target=name)
+            for subject, text, fact in bad[name]:
+                yield self.failed(subject, expected, text, fact, target=name)
             if not bad[name]:
                 found = (
-                    f"none among {counted[name]} route(s) and address(es) in vrf(s) {', '.join(sorted(vrfs))}"
+                    f"none among {counted[name]} route(s) and address(es) in vrf(s) "
+                    f"{', '.join(sorted(vrfs))}, and no route-target imported from a backend or OOB VRF"
                 )
                 yield self.passed(
                     name, expected, found, *([devices[name]] if name in devices else []), target=name
@@ -221,3 +238,8 @@ class FrontendNotToBackend(Check):
                 yield self.passed(
                     f"{cluster.target}: tenant egress policies", expected, found, target=cluster.target
                 )
+
+
+def _protected(node: VrfNode) -> bool:
+    """A VRF of the backend or the OOB network: its routes must not reach the frontend."""
+    return node.tier in (Tier.BACKEND, Tier.OOB)

@@ -196,7 +196,8 @@ def _flow_texts(name: str, flows: list[Flow]) -> list[str]:
     for f in flows:
         inbound = f.sink.vrf == name
         other = f.source if inbound else f.sink
-        key = ("imports" if inbound else "exports", f.rt, f"vrf {other.vrf} (tenant {other.tenant})")
+        who = f"vrf {other.vrf}" + (f" (tenant {other.tenant})" if other.tenant != other.vrf else "")
+        key = ("imports" if inbound else "exports", f.rt, who)
         groups[key].add(other.target)
     texts = []
     for (direction, rt, who), devices in sorted(groups.items()):
