@@ -8,6 +8,7 @@ Ports: `eq P...`, `neq P`, `gt P`, `lt P`, `range A B`, with the usual service n
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Sequence
 
 from auditor.facts.network import AclEntry
 from checks.lateral.addresses import IPSet
@@ -88,6 +89,21 @@ def ports(text: str | None) -> IntervalSet:
     return full
 
 
+def _is_reply(entry: AclEntry, box: Box, replies: Sequence[Box]) -> bool:
+    """The entry's source ports are a declared service's ports, from its servers to its clients."""
+    keyed = ConnSet.ports(protocol_name(entry.protocol))
+    source_ports = ports(entry.source_ports)
+    if protocol_name(entry.protocol) == "TCP":
+        keyed = ConnSet(tcp=source_ports)
+    elif protocol_name(entry.protocol) == "UDP":
+        keyed = ConnSet(udp=source_ports)
+    else:
+        return False
+    return any(
+        box.src.issubset(r.src) and box.dst.issubset(r.dst) and keyed.issubset(r.conns) for r in replies
+    )
+
+
 def conns(entry: AclEntry) -> ConnSet:
     proto = protocol_name(entry.protocol)
     if proto in ("ALL", "IPV6"):
@@ -101,11 +117,19 @@ def conns(entry: AclEntry) -> ConnSet:
     return base
 
 
-def entries(acl_entries: list[AclEntry], label: str, fact: object) -> list[Entry]:
+def entries(
+    acl_entries: list[AclEntry], label: str, fact: object, replies: Sequence[Box] = ()
+) -> list[Entry]:
+    """The ACL as boxes, in order. `replies`: the replies of declared OOB services (source = the service's
+    servers, destination = its clients, connections = the service's own ports): a permit keyed on such a
+    source port (`permit udp host NTP eq 123 OOB`) is how a stateless ACL lets replies back in, and is
+    read as carrying those replies only (the service is declared), not as opening every port."""
     out: list[Entry] = []
     for entry in acl_entries:
         if entry.action == "remark":
             continue
         box = Box(address(entry.source), address(entry.destination), conns(entry))
+        if entry.action == "permit" and entry.source_ports and _is_reply(entry, box, replies):
+            continue
         out.append(Entry(box, entry.action == "permit", f"{label}: {entry.text.strip()}", fact))
     return out

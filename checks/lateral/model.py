@@ -8,6 +8,13 @@ the traffic lands:
   CIDRs): a default or aggregate route out of the evidence says nothing about where tier space lives;
 - it lands in the zones of the evidence that hold the addresses (through their admission filters);
 - what no zone holds but lies in tier-1/3 CIDRs lands on the tier node, marked as assumed.
+
+Declared OOB services (`intent.tiers.oob.services`, checks/oob_services.py) are authorised traffic, not
+lateral movement: `services` holds them as boxes (from the service's sources to its destinations in OOB
+space, on its ports; and the replies, from its destinations back to its sources in OOB space, on the
+ephemeral ports and its own), which filters subtract from what they allow (`without_services`), and a
+link from a zone whose hosts all lie inside a service's sources loses what the service carries. `public`
+is the internet's address space as `intent.addressing` defines it (checks/address_space.py).
 """
 
 from __future__ import annotations
@@ -15,11 +22,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from auditor.config.models import Intent
+from auditor.config.models import Intent, OobTier
 from auditor.enums import Tier
+from checks.address_space import AddressSpace
 from checks.lateral.addresses import IPSet, union_all
-from checks.lateral.conns import ConnSet
+from checks.lateral.conns import PORT_MAX, ConnSet
+from checks.lateral.filters import Box
 from checks.lateral.graph import Hop, Link, Zone, ZoneGraph, tier_node
+from checks.oob_services import EPHEMERAL
 
 TARGET_TIERS = (Tier.OOB, Tier.BACKEND)
 MAX_LANDINGS = 256  # pieces whose landing is kept; a piece's landing lists the zones overlapping it
@@ -60,6 +70,17 @@ class ModelContext:
                 self.graph.add_zone(Zone(tier_node(tier), "tier", space, tier))
         self.declared = union_all(declared)
 
+        self.public = IPSet.parse(*(str(n) for n in AddressSpace.from_intent(self.intent).public_networks()))
+        self.services, self.service_replies = service_boxes(
+            self.intent, self.tier_space.get(Tier.OOB, IPSet())
+        )
+
+    def without_services(self, boxes: Sequence[Box]) -> list[Box]:
+        """`boxes` minus the traffic declared OOB services authorise (requests and replies)."""
+        out = list(boxes)
+        for service in self.services:
+            out = [part for box in out for part in box.minus(service)]
+        return out
     def add_zone(self, zone: Zone, admission: Admission | None = None) -> None:
         self.graph.add_zone(zone)
         self._landings.clear()
@@ -96,6 +117,16 @@ class ModelContext:
 
     def link(self, src: str, dst: str, addresses: IPSet, conns: ConnSet, hops: Sequence[Hop]) -> None:
         self.graph.add_link(Link(src, dst, addresses, conns, tuple(hops)))
+        if self.services:
+            hosts = self.graph.zone(src).addresses if src in self.graph.graph else IPSet()
+            if hosts:  # the zone's hosts as sources: a service covering them all takes its part away
+                left = self.without_services([Box(hosts, addresses, conns)])
+                if not left:
+                    return
+                addresses = union_all(b.dst for b in left)
+                conns = ConnSet()
+                for b in left:
+                    conns = conns.union(b.conns)
 
     def to_tiers(self, src: str, piece: IPSet, conns: ConnSet, hops: Sequence[Hop], why: str) -> None:
         """Links from `src` to the tier nodes for the tier-1/3 part of `piece`."""
@@ -191,6 +222,32 @@ class _Landing:
 
 
 def _buckets(addresses: IPSet) -> set[int]:
+def service_boxes(intent: Intent, oob_space: IPSet) -> tuple[list[Box], list[Box]]:
+    """The traffic each declared OOB service authorises into OOB space, as boxes (see the docstring);
+    and its replies keyed on the service's own ports (from its servers, for stateless ACLs' source-port
+    rules, see device_acl.entries)."""
+    oob = intent.tiers.oob
+    if not isinstance(oob, OobTier) or not oob_space:
+        return [], []
+    out: list[Box] = []
+    keyed: list[Box] = []
+    for s in oob.services:
+        sources, destinations = IPSet.parse(*s.sources), IPSet.parse(*s.destinations)
+        if s.protocol == "any":
+            request = reply = ConnSet.everything()
+        elif s.protocol == "icmp":
+            request = reply = ConnSet(other=True)
+        else:
+            request = ConnSet()
+            for lo, hi in s.ports:
+                request = request.union(ConnSet.ports(s.protocol, lo, hi))
+            reply = request.union(ConnSet.ports(s.protocol, EPHEMERAL, PORT_MAX))
+        out.append(Box(sources, destinations.intersect(oob_space), request))
+        out.append(Box(destinations, sources.intersect(oob_space), reply))
+        keyed.append(Box(destinations, sources.intersect(oob_space), request))
+    return [b for b in out if b], [b for b in keyed if b]
+
+
     """The /16 blocks an IPv4 set touches (capped: a huge set is scanned instead)."""
     out: set[int] = set()
     for lo, hi in addresses.v4.spans:

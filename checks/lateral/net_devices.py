@@ -21,7 +21,7 @@ from auditor.store.reader import StoredFact
 from checks.lateral import device_acl
 from checks.lateral.addresses import IPSet, union_all
 from checks.lateral.conns import ConnSet
-from checks.lateral.filters import Box, Entry, first_match
+from checks.lateral.filters import Box, Decision, Entry, first_match
 from checks.lateral.graph import Hop, Zone
 from checks.lateral.model import Admission, Admitted, ModelContext
 from checks.netutil import v4_prefix
@@ -122,11 +122,17 @@ class DeviceNetwork:
             return box, [Hop(f"{label}: not defined, forwards", (binding,))]
         key = (device, binding.record.acl, label)
         if key not in self._acl_entries:
-            self._acl_entries[key] = device_acl.entries(acl.record.entries, label, acl)
+            self._acl_entries[key] = device_acl.entries(
+                acl.record.entries, label, acl, self.ctx.service_replies
+            )
         decision = first_match(box, self._acl_entries[key])
         cited = "; ".join(e.label.split(": ", 1)[1] for e in decision.deciding) or "implicit deny"
         if not decision.allowed:
             return None, [Hop(f"{label} denies ({cited})", (binding, acl))]
+        allowed = self.ctx.without_services(decision.allowed)  # a declared OOB service is no lateral path
+        if not allowed:
+            return None, [Hop(f"{label} permits only declared OOB services ({cited})", (binding, acl))]
+        decision = Decision(allowed, decision.deciding)
         merged = Box(box.src, decision.dst, decision.conns)
         return merged, [Hop(f"{label} permits ({cited})", (binding, acl))]
 
