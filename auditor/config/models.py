@@ -472,6 +472,17 @@ class CollectionSettings(_Strict):
     command_timeout: float = Field(default=60.0, gt=0, description="seconds per command")
     retries: int = Field(default=2, ge=0, le=10, description="for transient errors only, never for auth")
     retry_backoff: float = Field(default=1.0, ge=0, description="seconds, doubled at each retry")
+    device_deadline: float | None = Field(
+        default=None,
+        gt=0,
+        description="seconds one device may take in all (connect, every command, disconnect, retries); "
+        "default connect_timeout + 3 x command_timeout",
+    )
+
+    def deadline_for_device(self) -> float:
+        """The hard per-device deadline: set, or connect_timeout + 3 x command_timeout (a healthy device
+        answers all its commands in far less; a hung one is cut off there, whatever its driver does)."""
+        return self.device_deadline or self.connect_timeout + 3 * self.command_timeout
 
 
 class Waiver(_Strict):
