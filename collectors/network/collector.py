@@ -85,7 +85,8 @@ class DeviceCollector:
 
     def collect(self, target: TargetSpec) -> Iterator[RawCapture | Problem]:
         # NAPALM and Netmiko take seconds to import: only runs that reach a live device pay for them.
-        from collectors.network.session import DeviceJob, collect_device  # noqa: PLC0415
+        from collectors.network.deadline import collect_within  # noqa: PLC0415
+        from collectors.network.session import DeviceJob  # noqa: PLC0415
 
         p: DevicePlan = target.payload
         d = p.device
@@ -103,7 +104,8 @@ class DeviceCollector:
             retries=p.settings.retries,
             backoff=p.settings.retry_backoff,
         )
-        yield from collect_device(job)
+        # The hard deadline holds whatever the driver does: connect, every command and the disconnect.
+        yield from collect_within(job, p.settings.deadline_for_device())
 
 
 def _role(config: AuditConfig, tier: Tier | None, name: str) -> str | None:

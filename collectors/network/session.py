@@ -27,8 +27,8 @@ from collectors.network.commands import (
     NAPALM_DRIVER,
     NAPALM_GETTERS,
     NETMIKO_DEVICE_TYPE,
-    RUNNING_CONFIG_FORMAT,
     commands_for,
+    live_commands,
 )
 from collectors.network.credentials import Login
 from collectors.network.drivers import napalm_driver
@@ -86,10 +86,27 @@ class DeviceJob:
 Step = tuple[str, Callable[[Any], RawCapture | None]]
 
 
-def collect_device(job: DeviceJob) -> Iterator[RawCapture | Problem]:
+class Watch:
+    """How an outside observer follows one device's collection (`collectors.network.deadline`): the
+    stage it is in, the open session (so a stuck one can be aborted), and whether to stop. The default
+    watches nothing."""
+
+    def stage(self, name: str) -> None:
+        """Called as each stage starts: "connect", a step's name, "disconnect", "closing" (the last)."""
+
+    def opened(self, session: Any) -> None:
+        """Called with each session once it is connected."""
+
+    def cancelled(self) -> bool:
+        """True once the observer has given up: the collection stops before its next step."""
+        return False
+
+
+def collect_device(job: DeviceJob, watch: Watch | None = None) -> Iterator[RawCapture | Problem]:
     """Connect, then run every step. A step that fails costs its capture only (a Problem). If the session
     dies, reconnect (same retry budget and backoff) and resume at the step that was cut off; what was
-    collected stays collected."""
+    collected stays collected. `watch` is told each stage and can stop the collection between steps."""
+    watch = watch or Watch()
     if NAPALM_DRIVER.get(job.platform) == "eos" and job.login.password is None:
         raise CollectionError(
             "eAPI (HTTPS) logs in with a password; an SSH key or agent does not apply",
@@ -104,10 +121,15 @@ def collect_device(job: DeviceJob) -> Iterator[RawCapture | Problem]:
     i = 0
     dead = ""
     while i < len(steps):
+        watch.stage("connect")
         session = with_retries(connect, target=job.target, retries=job.retries, backoff=job.backoff)
+        watch.opened(session)
         try:
             while i < len(steps):
                 what, step = steps[i]
+                if watch.cancelled():
+                    return
+                watch.stage(what)
                 try:
                     capture = step(session)
                 except ReadOnlyViolation:
@@ -125,7 +147,10 @@ def collect_device(job: DeviceJob) -> Iterator[RawCapture | Problem]:
                         yield capture
                 i += 1
         finally:
+            watch.stage("closing" if i >= len(steps) else "disconnect")
             _quietly(partial(close, session))
+        if i < len(steps) and watch.cancelled():
+            return
         if i < len(steps):  # the session died during steps[i]
             if resumes >= job.retries:
                 attempts = f" (after {resumes + 1} attempts)" if resumes else ""
@@ -212,8 +237,7 @@ def _napalm_plan(job: DeviceJob) -> tuple[Callable[[], Any], Callable[[Any], Non
 
         return command, step
 
-    commands = [("show running-config", RUNNING_CONFIG_FORMAT[job.platform])]
-    commands += [(c.command, c.format) for c in commands_for(job.platform)]
+    commands = [(c.command, c.format) for c in live_commands(job.platform)]  # running config first
     steps = [getter_step(g) for g in NAPALM_GETTERS] + [("napalm getters", bundle_step)]
     if driver_name == "eos":
         steps.append(("eAPI batch", _eapi_batch([c for c, _ in commands], prefetched)))

@@ -19,6 +19,7 @@ class Device:
     behaviour: Behaviour = "ok"
     delay: float = 0.0  # seconds added to every command
     drop_sessions: int = 0  # the first N sessions are cut off in the middle of their first show output
+    hang_on: str | None = None  # this command is never answered (the session stays open, silent)
     port: int = 0  # set when served
 
     @property

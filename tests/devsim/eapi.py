@@ -52,6 +52,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.log.add(dev.name, text)
             if dev.delay and text != "enable":
                 time.sleep(dev.delay)
+            if dev.hang_on is not None and " ".join(text.split()) == dev.hang_on:
+                self.server.stopping.wait()  # never answer
+                return
             result = _run(dev, text, fmt)
             if result is None:
                 self._reply(

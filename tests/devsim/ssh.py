@@ -67,6 +67,10 @@ async def _shell(process: Any, device: Device, log: CommandLog) -> None:
                     return
                 if device.delay and command:
                     await asyncio.sleep(device.delay)
+                if device.hang_on is not None and command == device.hang_on:
+                    with contextlib.suppress(Exception):
+                        await process.stdin.read()  # never answer; wait until the client gives up
+                    return
                 out = device.answer(command)
                 if out is None:
                     out = device.invalid(command)

@@ -1,0 +1,127 @@
+"""The hard per-device deadline: a device that hangs (on connect, on a command, on the disconnect) costs at
+most its deadline, measured on the wall clock, whatever its driver does; the target names the device and
+the stage; what arrived before is kept; the abandoned session sends nothing more."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auditor.capture import RawCapture
+from auditor.config.models import CollectionSettings
+from auditor.enums import TargetStatus
+from auditor.errors import CollectionError
+from auditor.normalize import normalizer_registry
+from auditor.pipeline.audit import plan_targets
+from auditor.pipeline.collect import collect_targets
+from auditor.pipeline.progress import NoProgress
+from auditor.store.engine import open_store
+from auditor.store.writer import RunWriter
+from collectors.network.collector import DeviceCollector
+from tests.devsim import profiles
+from tests.devsim.sim import DevSim
+from tests.network.helpers import config, entry
+
+SLACK = 2.5  # thread start, a last read wake-up, a loaded CI machine
+
+
+def collect(cfg: Any) -> tuple[list[Any], CollectionError | None, float]:
+    collector = DeviceCollector()
+    (target,) = collector.plan(cfg).targets
+    got: list[Any] = []
+    start = time.monotonic()
+    try:
+        for item in collector.collect(target):
+            got.append(item)
+    except CollectionError as exc:
+        return got, exc, time.monotonic() - start
+    return got, None, time.monotonic() - start
+
+
+def test_default_deadline_follows_the_timeouts() -> None:
+    assert CollectionSettings(connect_timeout=10, command_timeout=60).deadline_for_device() == 190
+    assert CollectionSettings(device_deadline=30).deadline_for_device() == 30
+
+
+@pytest.mark.parametrize(
+    ("builder", "hang_on"),
+    [
+        (profiles.nxos, "show ip route vrf all | json"),  # SSH (NAPALM nxos_ssh), after the getters
+        (profiles.sonic, "show runningconfiguration all"),  # SSH (Netmiko)
+        (profiles.eos, "show ip route vrf all | json"),  # eAPI (the batch request hangs)
+    ],
+)
+def test_command_that_never_answers_costs_at_most_the_deadline(
+    sim: DevSim, tmp_path: Path, builder: Any, hang_on: str
+) -> None:
+    dev = sim.add(builder("stuck", hang_on=hang_on))
+    deadline = 5.0
+    # Without the deadline: 3 s read timeout, the disconnect waiting on the blocked channel, then a
+    # reconnect that hangs again: well over twice the deadline.
+    settings = {"command_timeout": 3, "connect_timeout": 2, "retries": 1, "device_deadline": deadline}
+    got, err, took = collect(config([entry(sim, dev)], tmp_path, collection=settings))
+    assert err is not None
+    assert took < deadline + SLACK, took
+    text = str(err)
+    assert text.startswith("stuck: timed out: the device deadline of 5s was reached during")
+    assert err.transient
+    if builder is profiles.nxos:  # the getters and the running config came before: kept
+        formats = {g.format for g in got if isinstance(g, RawCapture)}
+        assert {"napalm.getters", "nxos.running-config"} <= formats
+    if builder is not profiles.eos:  # the stuck command is named (eAPI: the batch request holding it)
+        assert repr(hang_on) in text
+
+
+def test_device_that_hangs_at_login_costs_at_most_the_deadline(sim: DevSim, tmp_path: Path) -> None:
+    dev = sim.add(profiles.ios("mute-shell", behaviour="hang"))
+    settings = {"command_timeout": 10, "connect_timeout": 10, "retries": 2, "device_deadline": 3}
+    _, err, took = collect(config([entry(sim, dev)], tmp_path, collection=settings))
+    assert err is not None and "during connect" in str(err)
+    assert took < 3 + SLACK, took
+
+
+def test_eapi_connects_under_the_connect_timeout(sim: DevSim, tmp_path: Path) -> None:
+    """A TCP port that accepts and never speaks: the TLS handshake is bounded by connect_timeout (1 s),
+    not by command_timeout (30 s)."""
+    dev = sim.add(profiles.eos("eos-mute", behaviour="silent_tcp"))
+    settings = {"command_timeout": 30, "connect_timeout": 1, "retries": 0, "device_deadline": 60}
+    _, err, took = collect(config([entry(sim, dev)], tmp_path, collection=settings))
+    assert err is not None and "timed out" in str(err) and "deadline" not in str(err)
+    assert took < 1 + SLACK, took
+
+
+def test_abandoned_session_sends_nothing_after_the_deadline(sim: DevSim, tmp_path: Path) -> None:
+    dev = sim.add(profiles.onyx("slow-onyx", delay=1.5))  # each command answers after 1.5 s
+    settings = {"command_timeout": 10, "connect_timeout": 5, "retries": 0, "device_deadline": 2}
+    _, err, took = collect(config([entry(sim, dev)], tmp_path, collection=settings))
+    assert err is not None and took < 2 + SLACK
+    at_deadline = [c for c in sim.log.for_device("slow-onyx") if c.startswith("show")]
+    time.sleep(4)  # long enough for the worker to have sent its next command, had it gone on
+    later = [c for c in sim.log.for_device("slow-onyx") if c.startswith("show")]
+    assert later == at_deadline
+    assert len(later) < 2  # it never got through both show commands
+
+
+def test_one_stuck_device_does_not_hold_the_run(sim: DevSim, tmp_path: Path) -> None:
+    """The pipeline's collection phase, as `auditor audit` runs it: bounded by the stuck device's
+    deadline, the healthy device collected beside it, the stuck one PARTIAL with the reason stored."""
+    stuck = sim.add(profiles.nxos("nx-stuck", hang_on="show ip route vrf all | json"))
+    healthy = sim.add(profiles.sonic("sonic-ok"))
+    settings = {"command_timeout": 4, "connect_timeout": 2, "retries": 2, "device_deadline": 6}
+    cfg = config([entry(sim, stuck), entry(sim, healthy)], tmp_path, collection=settings)
+    engine = open_store(cfg.store_url())
+    collectors: dict[str, Any] = {"devices": DeviceCollector()}
+    plan = plan_targets(cfg, collectors)
+    writer = RunWriter.start(engine, config={}, config_sha256="0" * 64, scope=cfg.scope)
+    start = time.monotonic()
+    outcomes = collect_targets(plan.targets, collectors, writer, normalizer_registry(), NoProgress(), 4)
+    took = time.monotonic() - start
+    assert took < 6 + SLACK + 2, took  # the deadline, plus storing what arrived
+    assert outcomes["sonic-ok"].status == TargetStatus.OK
+    assert outcomes["nx-stuck"].status == TargetStatus.PARTIAL
+    reason = outcomes["nx-stuck"].reason or ""
+    assert "nx-stuck: timed out: the device deadline of 6s was reached during" in reason
+    assert "'show ip route vrf all | json'" in reason
