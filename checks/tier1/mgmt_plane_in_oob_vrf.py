@@ -3,8 +3,9 @@
 An enabled MgmtService passes when its VRF is a management VRF (`intent.tiers.oob.vrfs`, and the
 default VRF of an OOB-tier switch, see checks/tier1/_common.py). `vrf "*"` (every VRF, what NX-OS
 does for SSH and SNMP by design) passes only when an ACL bound to the service admits its port from
-OOB addresses alone, which is the only way to fence it on that platform; the finding says so. A
-service in any other VRF is a FAIL whatever its ACL, since the platform can move it to the
+OOB addresses alone (or from the sources of a declared OOB service that carries that port into OOB
+space, e.g. the SNMP pollers), which is the only way to fence it on that platform; the finding says so.
+A service in any other VRF is a FAIL whatever its ACL, since the platform can move it to the
 management VRF.
 """
 
@@ -17,7 +18,8 @@ from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import Acl, Device, FactRecord, MgmtService
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.tier1._acl import HTTP, HTTPS, SNMP, SSH, Service, admissions, outside
+from checks.netutil import inside, overlapping
+from checks.tier1._acl import HTTP, HTTPS, SNMP, SSH, Admission, Service, admissions, outside
 from checks.tier1._common import Oob, device_targets
 
 NEEDS = frozenset({FactKind.MGMT_SERVICE, FactKind.ACL})
@@ -112,7 +114,21 @@ def fenced(service: MgmtService, acls: list[StoredFact[Acl]], oob: Oob) -> str |
         for acl in acls
         for port in PORTS.get(service.service, ())
         for a in outside(admissions(acl.record, port), oob.nets)
+        if not _declared(a, oob)
     ]
     if strangers:
         return f"ACL {service.acl} admits non-OOB sources: " + "; ".join(a.describe() for a in strangers)
     return None
+
+
+def _declared(admission: Admission, oob: Oob) -> bool:
+    """A declared OOB service carries the port from sources that contain this admission's source."""
+    if admission.net is None:
+        return False
+    port = admission.service
+    return any(
+        s.carries(port.protocol, port.port)
+        and inside(str(admission.net), s.sources) is not None
+        and any(overlapping(str(d), oob.nets) for d in s.destinations)
+        for s in oob.services.services
+    )
