@@ -83,8 +83,14 @@ class NormalizerRegistry(Registry[Normalizer]):
         self._lock = threading.Lock()
 
     def load_entry_points(self) -> NormalizerRegistry:
-        """Note every entry point of the group; nothing is imported yet (see `get`)."""
-        for ep in sorted(entry_points(group=self.group), key=lambda e: e.name):
+        """Note every entry point of the group, and the capture formats each registered network platform
+        declares (its record names them as "module:function"); nothing is imported yet (see `get`)."""
+        from collectors.platforms.registry import platforms  # noqa: PLC0415 - core loads plugins lazily
+
+        found = list(entry_points(group=self.group))
+        for _, platform in platforms().items():
+            found += [EntryPoint(fmt, target, self.group) for fmt, target in platform.normalizers.items()]
+        for ep in sorted(found, key=lambda e: e.name):
             if ep.name not in self._entries and ep.name not in self._pending:
                 self._pending[ep.name] = ep
         return self

@@ -48,6 +48,21 @@ def _cidr(value: object) -> str:
 Cidr = Annotated[str, BeforeValidator(_cidr)]  # validated per item, so errors name the list index
 
 
+def _platform(value: object) -> str:
+    """A registered network platform's name, from its name or any alias (`nxos_ssh`, `arista_eos`, ...).
+    The list comes from the platform registry (entry-point group auditor.platforms)."""
+    from collectors.platforms.registry import platforms  # noqa: PLC0415 - loads the platform plugins
+
+    found = platforms().resolve(value) if isinstance(value, str) else None
+    if found is None:
+        names = ", ".join(name for name, _ in platforms().items())
+        raise ValueError(f"unknown platform {value!r}: expected one of {names}")
+    return found.name
+
+
+PlatformName = Annotated[str, BeforeValidator(_platform)]
+
+
 def _vlan_ranges(value: object) -> list[tuple[int, int]]:
     """Accept "100-199,300", [100, "200-210"] or [[100, 199]]."""
     items: list[object]
@@ -354,7 +369,7 @@ class Credentials(_Strict):
 class DeviceSource(_Strict):
     host: str
     name: str | None = None
-    platform: Literal["eos", "nxos", "nxos_ssh", "ios", "cumulus", "sonic", "onyx"]
+    platform: PlatformName = Field(description="a registered network platform (or one of its aliases)")
     tier: Tier | None = None
     role: str | None = None
     port: int | None = Field(default=None, ge=1, le=65535)
@@ -398,7 +413,7 @@ class FileSource(_Strict):
     cluster: str | None = Field(default=None, description="cluster name for Kubernetes manifests found here")
     account: str | None = Field(default=None, description="AWS account id for describe_* JSON found here")
     region: str | None = None
-    platform: Literal["eos", "nxos"] | None = Field(
+    platform: PlatformName | None = Field(
         default=None, description="platform of device configs here whose platform cannot be detected"
     )
 

@@ -2,6 +2,8 @@
 
 - EOS: the driver's documented `transport` optional argument takes a subclass of pyeapi's
   EapiConnection; `ReadOnlyEapiConnection` checks commands and verifies TLS.
+- Junos: `collectors.platforms.junos.driver.ReadOnlyJunOSDriver` (NETCONF; see there).
+- Which class serves a NAPALM driver name is the platform record's `driver_class`.
 - NX-OS (SSH) and IOS: these drivers open their Netmiko session in `open()`. The subclasses below
   override that public method to open the same Netmiko session through `netmiko_guard` (the guarded
   class for the same device type, with the same arguments NAPALM would pass) and otherwise leave the
@@ -10,6 +12,7 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 from typing import Any, ClassVar
 
@@ -18,8 +21,10 @@ from napalm.eos.eos import EOSDriver
 from napalm.ios.ios import IOSDriver
 from napalm.nxos_ssh.nxos_ssh import NXOSSSHDriver
 
+from auditor.errors import PluginError
 from collectors.network import netmiko_guard
 from collectors.network.eapi import ReadOnlyEapiConnection, tls_context
+from collectors.platforms.registry import platforms
 
 
 class _OwnTemplateDirMiss(logging.Filter):
@@ -68,6 +73,16 @@ class ReadOnlyIOSDriver(_GuardedNetmikoOpen, IOSDriver):  # type: ignore[misc]
     netmiko_device_type = "cisco_ios"
 
 
+def _driver_class(driver: str) -> type[NetworkDriver]:
+    """The read-only driver class a platform record names for this NAPALM driver."""
+    for _, platform in platforms().items():
+        if platform.napalm_driver == driver and platform.driver_class:
+            module, _, attr = platform.driver_class.partition(":")
+            cls: type[NetworkDriver] = getattr(importlib.import_module(module), attr)
+            return cls
+    raise PluginError(f"no read-only driver is registered for NAPALM driver {driver!r}")
+
+
 def napalm_driver(
     driver: str,
     *,
@@ -90,7 +105,7 @@ def napalm_driver(
             "connect_timeout": netmiko_args.get("conn_timeout"),
         }
         return EOSDriver(host, username, password or "", timeout=timeout, optional_args=optional)
-    cls: type[NetworkDriver] = {"nxos_ssh": ReadOnlyNXOSSSHDriver, "ios": ReadOnlyIOSDriver}[driver]
+    cls = _driver_class(driver)
     optional = dict(netmiko_args)
     if port:
         optional["port"] = port

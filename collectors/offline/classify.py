@@ -7,7 +7,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from collectors.platforms.registry import Detected, platforms
+
 HEAD_BYTES = 16_384
+MAX_STRUCTURED_BYTES = 64 * 1024 * 1024  # read whole only to find a JSON/YAML config's host
 AWS_KEYS = (
     "Vpcs",
     "Subnets",
@@ -31,15 +34,6 @@ _FLOW_HEADER = re.compile(r"^version account-id interface-id srcaddr dstaddr", r
 _FLOW_V2 = re.compile(
     r"^2 \S+ \S+ \S+ \S+ \S+ \S+ \S+ \S+ \S+ \d+ \d+ (ACCEPT|REJECT|-) (OK|NODATA|SKIPDATA)", re.MULTILINE
 )
-_HOSTNAME = re.compile(r"^hostname\s+(\S+)", re.MULTILINE)
-_NXOS = re.compile(
-    r"^(feature \S+|vrf context \S+|version \d+\.\d+\(|!Command: show running-config)", re.MULTILINE
-)
-_EOS = re.compile(
-    r"^(! device: .*EOS|vrf instance \S+|management api http-commands|service routing protocols model|"
-    r"daemon TerminAttr|transceiver qsfp)",
-    re.MULTILINE,
-)
 # OpenSM partitions.conf: a statement `Name=0xPKEY[,flags] : ports ;` (the file name alone also counts)
 _OPENSM = re.compile(r"^\s*[\w.-]*\s*=\s*(0[xX][0-9a-fA-F]{1,4}|\d+)\s*(,[^:;\n]*)?:[^;]*;", re.MULTILINE)
 CAPTURES_SUFFIX = ".captures.jsonl"
@@ -47,11 +41,40 @@ CAPTURES_FORMAT = "captures.jsonl"
 IGNORED_SUFFIXES = {".md", ".rst", ".txt~", ".swp", ".pdf", ".png"}
 
 
+UNKNOWN_CONFIG = "unknown.running-config"
+_HOSTNAME = re.compile(r"^hostname\s+(\S+)", re.MULTILINE)
+
+
 @dataclass(frozen=True)
 class Classified:
-    format: str  # "eos.running-config", "nxos.running-config", "k8s.manifest", "aws.describe", "aws.flowlog",
-    # or "captures.jsonl" (exported captures of any format)
+    format: str  # a registered platform's format ("eos.running-config", "junos.config", "sonic.config-db",
+    # ...), "k8s.manifest", "aws.describe", "aws.flowlog", "opensm.partitions", "captures.jsonl" (exported
+    # captures of any format) or "unknown.running-config" (a device config no platform claims, or a tie)
     hostname: str | None = None
+    candidates: tuple[str, ...] = ()  # for a tie: the platforms that claimed the file equally
+
+
+def detect_platform(name: str, text: str) -> Classified | None:
+    """Ask every registered platform's detector; the highest score wins, a tie is UNKNOWN_CONFIG with
+    the tied platforms named (the `platform:` hint of the files entry then decides)."""
+    found: list[tuple[int, str, Detected]] = []
+    for pname, platform in platforms().items():
+        if platform.detect is None:
+            continue
+        try:
+            hit = platform.detect(name, text)
+        except Exception:  # noqa: S112 - a broken plugin detector must not stop classification
+            continue
+        if hit is not None and hit.score > 0:
+            found.append((hit.score, pname, hit))
+    if not found:
+        return None
+    found.sort(key=lambda f: (-f[0], f[1]))
+    best = found[0]
+    tied = tuple(sorted(p for s, p, _ in found if s == best[0]))
+    if len(tied) > 1:
+        return Classified(UNKNOWN_CONFIG, best[2].hostname, tied)
+    return Classified(best[2].format, best[2].hostname)
 
 
 def read_head(path: Path) -> bytes:
@@ -77,19 +100,43 @@ def classify(path: Path, head: bytes) -> Classified | None:
             return Classified("aws.describe")
         if _K8S.search(text):
             return Classified("k8s.manifest")
-        return None
+        return _structured(path, name, text)  # SONiC config_db, NVUE `nv config show -o json`
     if name.endswith((".yaml", ".yml")):
-        return Classified("k8s.manifest") if _K8S.search(text) else None
+        return Classified("k8s.manifest") if _K8S.search(text) else _structured(path, name, text)
     if _FLOW_HEADER.search(text) or _FLOW_V2.search(text):
         return Classified("aws.flowlog")
     if name == "partitions.conf" or name.endswith(".partitions.conf") or _OPENSM.search(text):
         return Classified("opensm.partitions", path.parent.name)  # the fabric: the file's directory
-    hostname = _HOSTNAME.search(text)
-    if hostname or _EOS.search(text) or _NXOS.search(text):
-        host = hostname.group(1) if hostname else None
-        if _NXOS.search(text):
-            return Classified("nxos.running-config", host)
-        if _EOS.search(text):
-            return Classified("eos.running-config", host)
-        return Classified("unknown.running-config", host)
+    detected = detect_platform(name, text)
+    if detected is not None:
+        return detected
+    hostname = _HOSTNAME.search(text)  # a device config, but no platform recognises it
+    return Classified(UNKNOWN_CONFIG, hostname.group(1)) if hostname else None
+
+
+def _structured(path: Path, name: str, text: str) -> Classified | None:
+    """A JSON/YAML device config names its host deep inside (SONiC's DEVICE_METADATA sorts after the
+    ACL and buffer tables): when the head does not reach it, the whole file is read to find it."""
+    found = detect_platform(name, text)
+    if found is None or found.hostname is not None or len(text) < HEAD_BYTES // 2:
+        return found
+    try:
+        size = path.stat().st_size
+        if size > MAX_STRUCTURED_BYTES:
+            return found
+        with path.open("rb") as fh:
+            gzipped = fh.read(2) == b"\x1f\x8b"
+        with gzip.open(path, "rb") if gzipped else path.open("rb") as fh:
+            raw = fh.read(MAX_STRUCTURED_BYTES)
+    except (OSError, EOFError):
+        return found
+    whole = detect_platform(name, raw.decode("utf-8", errors="replace"))
+    return whole if whole is not None and whole.format == found.format else found
+
+
+def platform_of_format(fmt: str) -> str | None:
+    """The registered platform whose normalizers read capture format `fmt` (None: not a device format)."""
+    for name, platform in platforms().items():
+        if fmt in platform.normalizers:
+            return name
     return None

@@ -68,7 +68,7 @@ intent:
             "intent.tierz",
             "expected one of: tiers, ",  # other intent sections follow
         ),
-        ("sources:\n  devices:\n    - {host: a, platform: junos}\n", 3, "sources.devices[0].platform", "eos"),
+        ("sources:\n  devices:\n    - {host: a, platform: vyos}\n", 3, "sources.devices[0].platform", "eos"),
         ("sources:\n  devices:\n    - {host: a}\n", 3, "sources.devices[0].platform", "missing"),
         ("intent:\n  tiers:\n    backend: {vlans: '10-5000'}\n", 3, "intent.tiers.backend.vlans", "1-4094"),
         ("sources:\n  aws:\n    - {regions: []}\n", 3, "sources.aws[0].regions", "at least 1"),

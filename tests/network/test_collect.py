@@ -16,6 +16,7 @@ from auditor.capture import RawCapture
 from auditor.normalize import Problem
 from collectors.network.collector import DeviceCollector
 from collectors.network.commands import NAPALM_GETTERS, commands_for
+from collectors.platforms.registry import canonical
 from tests.devsim import profiles
 from tests.devsim.profiles import DEVSIM
 from tests.devsim.sim import DevSim
@@ -74,7 +75,7 @@ def check_common(caps: dict[str, RawCapture], dev: Any) -> None:
         assert cap.origin == f"127.0.0.1:{dev.port}"
         assert cap.collected_at.tzinfo == UTC
         assert cap.meta["device"] == dev.name
-        assert cap.meta["platform"] == dev.platform
+        assert cap.meta["platform"] == canonical(dev.platform)  # `nxos_ssh` is stored as `nxos`
         if "command" in cap.meta:
             assert cap.source == cap.meta["command"]
             assert cap.content == dev.answer(cap.meta["command"]).strip("\n").encode() or cap.content in (

@@ -20,7 +20,7 @@ import yaml
 from auditor.capture import RawCapture
 from auditor.enums import FactKind
 from auditor.facts import Acl, Device, Interface, fact_model
-from auditor.normalize import NormalizeResult
+from auditor.normalize import NormalizeResult, NormalizerRegistry
 from collectors.platforms.nxos.running_config import COVERS, normalize_running_config
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "nxos"
@@ -92,10 +92,10 @@ def _check_problems(result: NormalizeResult, expected: list[dict[str, Any]], ori
 # --- behaviour beyond the case folders ---------------------------------------------------------------
 
 
-def test_registered_under_its_entry_point() -> None:
-    found = [e for e in entry_points(group="auditor.normalizers") if e.name == "nxos.running-config"]
-    assert found, "pyproject declares nxos.running-config"
-    assert found[0].load() is normalize_running_config
+def test_registered_through_its_platform_entry_point() -> None:
+    found = [e for e in entry_points(group="auditor.platforms") if e.name == "nxos"]
+    assert found, "pyproject declares the nxos platform"
+    assert NormalizerRegistry().load_entry_points().get("nxos.running-config") is normalize_running_config
 
 
 def test_same_capture_same_facts() -> None:

@@ -1,4 +1,5 @@
-"""What the inventory importers share: platform names across tools, and building a DeviceSource."""
+"""What the inventory importers share: platform names across tools (from the platform registry), and
+building a DeviceSource."""
 
 from __future__ import annotations
 
@@ -12,39 +13,7 @@ from pydantic import ValidationError
 from auditor.config.models import DeviceSource, InventorySource
 from auditor.enums import Tier
 from auditor.normalize import Problem
-
-# NAPALM, Netmiko, Ansible collection and NetBox slug spellings -> DeviceSource.platform
-PLATFORM_ALIASES: dict[str, str] = {
-    "eos": "eos",
-    "arista_eos": "eos",
-    "arista.eos.eos": "eos",
-    "arista-eos": "eos",
-    "nxos": "nxos",
-    "nxos_ssh": "nxos_ssh",
-    "cisco_nxos": "nxos",
-    "cisco.nxos.nxos": "nxos",
-    "cisco-nxos": "nxos",
-    "ios": "ios",
-    "cisco_ios": "ios",
-    "cisco_xe": "ios",
-    "cisco.ios.ios": "ios",
-    "cisco-ios": "ios",
-    "cisco-ios-xe": "ios",
-    "cumulus": "cumulus",
-    "cumulus_linux": "cumulus",
-    "nvidia_cumulus": "cumulus",
-    "cumulus-linux": "cumulus",
-    "nvidia.nvue": "cumulus",
-    "nvidia.nvue.nvue": "cumulus",
-    "nvue": "cumulus",
-    "sonic": "sonic",
-    "sonic-os": "sonic",
-    "onyx": "onyx",
-    "mellanox_mlnxos": "onyx",
-    "mlnx-os": "onyx",
-    "mlnxos": "onyx",
-    "onyx-os": "onyx",
-}
+from collectors.platforms.registry import canonical, platforms
 
 
 @dataclass
@@ -54,10 +23,9 @@ class Imported:
 
 
 def platform_of(raw: object) -> str | None:
-    if not isinstance(raw, str):
-        return None
-    key = raw.strip().lower()
-    return PLATFORM_ALIASES.get(key) or PLATFORM_ALIASES.get(key.rsplit(".", 1)[-1])
+    """The registered platform a tool's spelling stands for (NAPALM, Netmiko, Ansible collection or
+    NetBox slug names are each platform's aliases; see collectors/platforms/<os>/__init__.py)."""
+    return canonical(raw) if isinstance(raw, str) else None
 
 
 def read_yaml(path: Path, out: Imported) -> Any:
@@ -87,7 +55,7 @@ def make_device(
             Problem(
                 origin,
                 f"host {name}: platform {platform!r} is not supported",
-                hint=f"use one of {sorted(set(PLATFORM_ALIASES.values()))}",
+                hint=f"use one of {[name for name, _ in platforms().items()]}",
             )
         )
         return

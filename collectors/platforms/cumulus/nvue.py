@@ -1,8 +1,11 @@
-"""Cumulus Linux NVUE config (`nv config show -o json`) -> network facts (entry "cumulus.nvue-json").
+"""Cumulus Linux NVUE config -> network facts.
 
-The capture is the applied NVUE object tree: a JSON object of top-level branches (interface, bridge,
-vrf, router, qos, system, service, acl, ...), or NVUE's startup layout [{"header": ...}, {"set": {...}}]
-which is read the same way. Field-level notes are in model.py.
+Two formats, one reader: "cumulus.nvue-json" is `nv config show -o json` (what the live collector
+stores), "cumulus.nvue-yaml" is NVUE's own `/etc/nvue.d/startup.yaml` or `nv config show` YAML, read
+with YAML 1.2 semantics (NVUE's `on`/`off` are strings, see collectors.parsing.yaml12). The content is
+the applied NVUE object tree: an object of top-level branches (interface, bridge, vrf, router, qos,
+system, service, acl, ...), or NVUE's startup layout [{"header": ...}, {"set": {...}}] which is read
+the same way. Field-level notes are in model.py.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from auditor.facts.network import Acl, AclBinding, Interface, MgmtService, QosIn
 from auditor.normalize import RUNNING_CONFIG_COVERS, NormalizeResult
 from collectors.parsing.config_tree import Context
 from collectors.parsing.live_common import context_of, device_fact, finish, guard, load_json
+from collectors.parsing.yaml12 import load_yaml12
 from collectors.platforms.cumulus import model as m
 
 COVERS = RUNNING_CONFIG_COVERS
@@ -33,10 +37,19 @@ def _tree(doc: Any, ctx: Context) -> m.Tree | None:
 
 
 def normalize_nvue_json(capture: RawCapture) -> NormalizeResult:
-    """Facts, problems and coverage of one NVUE config capture. Never raises on bad content."""
-    result = NormalizeResult()
+    """Facts, problems and coverage of one `nv config show -o json` capture. Never raises on bad content."""
     ctx = context_of(capture)
-    doc = load_json(capture, ctx, "NVUE config")
+    return _normalize(capture, ctx, load_json(capture, ctx, "NVUE config"))
+
+
+def normalize_nvue_yaml(capture: RawCapture) -> NormalizeResult:
+    """The same for NVUE's YAML (startup.yaml, `nv config show`), read as YAML 1.2."""
+    ctx = context_of(capture)
+    return _normalize(capture, ctx, load_yaml12(capture, ctx, "NVUE config"))
+
+
+def _normalize(capture: RawCapture, ctx: Context, doc: Any) -> NormalizeResult:
+    result = NormalizeResult()
     tree = _tree(doc, ctx) if doc is not None else None
     if tree is None:
         return finish(result, ctx)

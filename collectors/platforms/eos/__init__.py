@@ -1,1 +1,31 @@
-"""The eos platform."""
+"""Arista EOS: NAPALM's eos driver over eAPI, running config and `| json` show commands."""
+
+from __future__ import annotations
+
+from collectors.platforms.eos.detect import detect
+from collectors.platforms.registry import Command, Platform
+
+PLATFORM = Platform(
+    name="eos",
+    title="Arista EOS",
+    aliases=("arista_eos", "arista.eos.eos", "arista-eos"),
+    napalm_driver="eos",
+    running_config=Command("show running-config", "eos.running-config", "the running config"),
+    commands=(
+        Command("show ip route vrf all | json", "eos.show-json", "routes per VRF"),
+        Command("show ip access-lists | json", "eos.show-json", "ACLs"),
+        Command("show ip access-lists summary | json", "eos.show-json", "where ACLs apply"),
+        Command("show priority-flow-control | json", "eos.show-json", "PFC per interface"),
+        Command("show qos interfaces | json", "eos.show-json", "QoS trust per interface"),
+        Command("show qos ecn | json", "eos.show-json", "ECN marking"),
+        Command("show interfaces vxlan 1 | json", "eos.show-json", "VXLAN VNI maps"),
+        Command("show vxlan vni | json", "eos.show-json", "VXLAN/EVPN VNIs"),
+    ),
+    normalizers={
+        "eos.running-config": "collectors.platforms.eos.running_config:normalize_running_config",
+        "eos.show-json": "collectors.platforms.eos.show:normalize_show_json",
+    },
+    offline_format="eos.running-config",
+    detect=detect,
+    fixtures="tests/fixtures/platforms/eos",
+)

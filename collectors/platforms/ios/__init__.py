@@ -1,1 +1,27 @@
-"""The ios platform."""
+"""Cisco IOS / IOS-XE: NAPALM's ios driver over SSH, running config and TextFSM-parsed show text."""
+
+from __future__ import annotations
+
+from collectors.platforms.ios.detect import detect
+from collectors.platforms.registry import Command, Platform
+
+PLATFORM = Platform(
+    name="ios",
+    title="Cisco IOS / IOS-XE",
+    aliases=("cisco_ios", "cisco_xe", "cisco.ios.ios", "cisco-ios", "cisco-ios-xe", "iosxe", "ios-xe"),
+    napalm_driver="ios",
+    driver_class="collectors.network.drivers:ReadOnlyIOSDriver",
+    running_config=Command("show running-config", "ios.running-config", "the running config"),
+    commands=(
+        Command("show ip route vrf *", "ios.show-text", "routes per VRF (TextFSM cisco_ios show ip route)"),
+        Command("show ip access-lists", "ios.show-text", "ACLs (TextFSM)"),
+        Command("show lldp neighbors detail", "ios.show-text", "LLDP (TextFSM)"),
+    ),
+    normalizers={
+        "ios.running-config": "collectors.platforms.ios.running_config:normalize_running_config",
+        "ios.show-text": "collectors.platforms.ios.show:normalize_show_text",
+    },
+    offline_format="ios.running-config",
+    detect=detect,
+    fixtures="tests/fixtures/ios",
+)

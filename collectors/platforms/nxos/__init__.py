@@ -1,1 +1,30 @@
-"""The nxos platform."""
+"""Cisco NX-OS: NAPALM's nxos_ssh driver, running config and `| json` show commands."""
+
+from __future__ import annotations
+
+from collectors.platforms.nxos.detect import detect
+from collectors.platforms.registry import Command, Platform
+
+PLATFORM = Platform(
+    name="nxos",
+    title="Cisco NX-OS",
+    aliases=("nxos_ssh", "cisco_nxos", "cisco.nxos.nxos", "cisco-nxos"),
+    napalm_driver="nxos_ssh",
+    driver_class="collectors.network.drivers:ReadOnlyNXOSSSHDriver",
+    running_config=Command("show running-config", "nxos.running-config", "the running config"),
+    commands=(
+        Command("show ip route vrf all | json", "nxos.show-json", "routes per VRF"),
+        Command("show ip access-lists | json", "nxos.show-json", "ACLs"),
+        Command("show ip access-lists summary | json", "nxos.show-json", "where ACLs apply"),
+        Command("show interface priority-flow-control | json", "nxos.show-json", "PFC per interface"),
+        Command("show queuing interface | json", "nxos.show-json", "QoS queuing / ECN per interface"),
+        Command("show nve vni | json", "nxos.show-json", "VXLAN/EVPN VNIs"),
+    ),
+    normalizers={
+        "nxos.running-config": "collectors.platforms.nxos.running_config:normalize_running_config",
+        "nxos.show-json": "collectors.platforms.nxos.show:normalize_show_json",
+    },
+    offline_format="nxos.running-config",
+    detect=detect,
+    fixtures="tests/fixtures/nxos",
+)

@@ -1,1 +1,18 @@
-"""The sonic platform."""
+"""SONiC: the running config_db JSON, over SSH (Netmiko's linux class: SONiC's admin shell)."""
+
+from __future__ import annotations
+
+from collectors.platforms.registry import Command, Platform
+from collectors.platforms.sonic.detect import detect
+
+PLATFORM = Platform(
+    name="sonic",
+    title="SONiC",
+    aliases=("sonic-os", "dellemc.enterprise_sonic.sonic", "enterprise_sonic"),
+    netmiko_device_type="linux",
+    commands=(Command("show runningconfiguration all", "sonic.config-db", "the running config_db JSON"),),
+    normalizers={"sonic.config-db": "collectors.platforms.sonic.config_db:normalize_config_db"},
+    offline_format="sonic.config-db",
+    detect=detect,
+    fixtures="tests/fixtures/sonic",
+)

@@ -1,0 +1,67 @@
+"""Is this file an NVUE config: `startup.yaml` / `nv config show` YAML, or `nv config show -o json`?"""
+
+from __future__ import annotations
+
+import re
+
+from collectors.parsing.detect import json_head, score
+from collectors.platforms.registry import Detected
+
+_M = re.MULTILINE
+YAML_MARKERS = (
+    (re.compile(r"^- header:\s*$", _M), 2),
+    (re.compile(r"^\s+nvue-api-version:", _M), 3),
+    (re.compile(r"^- set:\s*$", _M), 2),
+)
+JSON_MARKERS = (
+    (re.compile(r'"nvue-api-version"\s*:'), 3),
+    (re.compile(r'"header"\s*:'), 1),
+)
+# NVUE's top-level branches; a JSON object holding several of them (and nothing else) is an NVUE tree.
+_BRANCHES = frozenset(
+    {
+        "interface",
+        "bridge",
+        "vrf",
+        "router",
+        "system",
+        "qos",
+        "service",
+        "acl",
+        "evpn",
+        "nve",
+        "mlag",
+        "platform",
+    }
+)
+_HOST_YAML = re.compile(r"^\s+hostname:\s*['\"]?([^\s'\"#]+)", _M)
+
+
+def detect(name: str, text: str) -> Detected | None:
+    head = text.lstrip()
+    if head.startswith(("{", "[")):
+        points = score(text, JSON_MARKERS)
+        doc = json_head(text)
+        if isinstance(doc, list):
+            doc = next(
+                (i["set"] for i in doc if isinstance(i, dict) and isinstance(i.get("set"), dict)), None
+            )
+        if (
+            isinstance(doc, dict)
+            and len(_BRANCHES & doc.keys()) >= 2
+            and doc.keys() <= _BRANCHES | {"header"}
+        ):
+            points += 3
+        return Detected("cumulus.nvue-json", _json_host(doc), points) if points else None
+    points = score(text, YAML_MARKERS)
+    if not points:
+        return None
+    points += 1 if name == "startup.yaml" else 0
+    host = _HOST_YAML.search(text)
+    return Detected("cumulus.nvue-yaml", host.group(1) if host else None, points)
+
+
+def _json_host(doc: object) -> str | None:
+    system = doc.get("system") if isinstance(doc, dict) else None
+    host = system.get("hostname") if isinstance(system, dict) else None
+    return str(host) if host else None

@@ -1,0 +1,38 @@
+"""Is this file a SONiC config_db: nested (`{"PORT": {...}}`) or a flat redis dump (`"PORT|Ethernet0"`)?"""
+
+from __future__ import annotations
+
+import re
+
+from collectors.parsing.detect import json_head, score
+from collectors.platforms.registry import Detected
+
+MARKERS = (
+    (re.compile(r'"DEVICE_METADATA(\|localhost)?"\s*:'), 4),
+    (re.compile(r'"PORT(\|[^"]*)?"\s*:'), 2),
+    (
+        re.compile(
+            r'"(VLAN|VLAN_MEMBER|INTERFACE|LOOPBACK_INTERFACE|ACL_TABLE|ACL_RULE|BGP_NEIGHBOR)(\|[^"]*)?"\s*:'
+        ),
+        2,
+    ),
+)
+
+
+def detect(name: str, text: str) -> Detected | None:
+    if not text.lstrip().startswith("{"):
+        return None
+    points = score(text, MARKERS) + (2 if name.endswith(("config_db.json", "config_db.json.gz")) else 0)
+    if not points:
+        return None
+    return Detected("sonic.config-db", _hostname(json_head(text)), points)
+
+
+def _hostname(doc: object) -> str | None:
+    if not isinstance(doc, dict):
+        return None
+    meta = doc.get("DEVICE_METADATA", {}).get("localhost") or doc.get("DEVICE_METADATA|localhost")
+    if isinstance(meta, dict) and isinstance(meta.get("value"), dict):  # redis dump: {"type", "value"}
+        meta = meta["value"]
+    host = meta.get("hostname") if isinstance(meta, dict) else None
+    return str(host) if host else None
