@@ -16,21 +16,56 @@ import bisect
 import json
 import logging
 import re
+import zlib
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import yaml
 
-from auditor.evidence.redact_rules import RULES, Anchor, Block, Pattern, Scope
+from auditor.errors import AuditorError
+from auditor.evidence.redact_rules import RULE_NAMES, RULES, Anchor, Block, Pattern, Scope
+from auditor.evidence.redact_scan import SCANNER_RULES, is_secret_name, scan
+from auditor.evidence.redact_struct import STRUCT_RULES, StructHit, Unredactable, json_spans, yaml_spans
+from auditor.normalize import Problem
 
-__all__ = ["REDACTED", "RedactingFilter", "Redaction", "redact", "redact_text"]
+__all__ = [
+    "ALL_RULE_NAMES",
+    "REDACTED",
+    "RedactingFilter",
+    "Redaction",
+    "RedactionRefused",
+    "redact",
+    "redact_problems",
+    "redact_text",
+]
 
 REDACTED = "<redacted>"
 
-# Formats whose content cannot hold a secret: passed through untouched, by explicit name or magic only.
-_PASSTHROUGH_FORMATS = frozenset({"aws.flowlog"})
 _GZIP_MAGIC = b"\x1f\x8b"
 _PARQUET_MAGIC = b"PAR1"
+_BINARY_SCAN_LIMIT = 256 * 1024 * 1024  # decompressed bytes looked at in a binary capture
+# Every rule's name, in priority order: the named rules, then the structural ones, then the scanner's.
+ALL_RULE_NAMES: tuple[str, ...] = tuple(dict.fromkeys((*RULE_NAMES, *STRUCT_RULES, *SCANNER_RULES)))
+_NAME_INDEX = {name: i for i, name in enumerate(ALL_RULE_NAMES)}
+# Formats whose content is JSON (or JSON lines): one that does not parse cannot be walked by key.
+_JSON_FORMATS = frozenset(
+    {
+        "aws.describe",
+        "aws.flowlog.aggregate",
+        "eos.show-json",
+        "nxos.show-json",
+        "cumulus.nvue-json",
+        "sonic.config-db",
+        "napalm.getters",
+    }
+)
+_YAML_FORMATS = frozenset({"k8s.manifest"})
+_YAML_DOC = re.compile(r"^(?:apiVersion|kind|clusters|users|contexts|current-context)[ \t]*:", re.M)
+# What makes an unparseable structured document unsafe to store: a Secret, or a value under a key that
+# names a credential (its secrets can no longer be located by key, only guessed by line).
+_SECRET_KIND = re.compile(r"""^[ \t]*["']?kind["']?[ \t]*:[ \t]*["']?Secret\b""", re.M)
+_KEY_VALUE = re.compile(r"""^[ \t]*(?:-[ \t]+)?["']?(?P<key>[\w.-]+)["']?[ \t]*[:=][ \t]*(?P<value>[^\s#].*)$""", re.M)
 
 _MAX_JSON_DEPTH = 4  # JSON in a JSON string (kubectl's last-applied-configuration) in a JSON string ...
 _JSON_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"', re.S)
@@ -58,12 +93,33 @@ class Redaction:
     kinds: dict[str, int]
 
 
-def redact(content: bytes, fmt: str = "") -> Redaction:
-    """Redact a raw capture; bytes that are not valid UTF-8 round-trip unchanged."""
-    if _is_passthrough(content, fmt):
+class RedactionRefused(AuditorError):
+    """A capture that cannot be redacted safely: it is never stored, and the run records a problem."""
+
+    hint = (
+        "fix or re-collect this evidence; it was not stored, because it could hold a secret we cannot locate"
+    )
+
+    def __init__(self, reason: str, *, origin: str = "", line: int | None = None) -> None:
+        self.reason, self.origin, self.line = reason, origin, line
+        where = f"{origin}:{line}" if line is not None else origin
+        super().__init__(f"{where}: not stored: {reason}" if where else f"not stored: {reason}")
+
+
+def redact(content: bytes, fmt: str = "", origin: str = "") -> Redaction:
+    """Redact a raw capture; bytes that are not valid UTF-8 round-trip unchanged.
+
+    Raises RedactionRefused when the capture cannot be redacted safely: nesting or YAML aliases past
+    the bounds, a structured document that does not parse yet holds secret-looking words, or binary
+    content (compressed, Parquet) that holds a secret."""
+    if _is_binary(content):
+        _refuse_binary_secret(content, origin)
         return Redaction(content=content, count=0, kinds={})
     text = content.decode("utf-8", errors="surrogateescape")
-    redacted, kinds = redact_text(text)
+    try:
+        redacted, kinds = _redact(text, fmt=fmt, strict=True)
+    except Unredactable as exc:
+        raise RedactionRefused(exc.reason, origin=origin, line=text.count("\n", 0, exc.offset) + 1) from None
     if not kinds:
         return Redaction(content=content, count=0, kinds={})
     return Redaction(
@@ -72,8 +128,18 @@ def redact(content: bytes, fmt: str = "") -> Redaction:
 
 
 def redact_text(text: str) -> tuple[str, dict[str, int]]:
-    """Redact a string; returns the new text and the count of secrets replaced per rule name."""
-    spans = _merge(_spans(text, depth=0))
+    """Redact a string; returns the new text and the count of secrets replaced per rule name.
+
+    Never refuses (log messages, error texts): what the bounded walks cannot reach is left to the
+    line rules and the scanner."""
+    try:
+        return _redact(text, fmt="", strict=False)
+    except Unredactable:  # pragma: no cover - non-strict walks do not raise
+        return REDACTED, {"unredactable": 1}
+
+
+def _redact(text: str, *, fmt: str, strict: bool) -> tuple[str, dict[str, int]]:
+    spans = _merge(_spans(text, depth=0, fmt=fmt, strict=strict))
     if not spans:
         return text, {}
     parts: list[str] = []
@@ -82,7 +148,7 @@ def redact_text(text: str) -> tuple[str, dict[str, int]]:
     for start, end, rule in spans:
         parts.append(text[pos:start])
         parts.append(REDACTED)
-        kinds[RULES[rule].name] += 1
+        kinds[ALL_RULE_NAMES[rule]] += 1
         pos = end
     parts.append(text[pos:])
     return "".join(parts), dict(kinds)
@@ -112,23 +178,88 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-def _is_passthrough(content: bytes, fmt: str) -> bool:
-    if fmt in _PASSTHROUGH_FORMATS:
-        return True
+def _is_binary(content: bytes) -> bool:
     if content.startswith(_GZIP_MAGIC):
         return True
     return len(content) >= 8 and content.startswith(_PARQUET_MAGIC) and content.endswith(_PARQUET_MAGIC)
 
 
-def _spans(text: str, depth: int) -> list[_Span]:
-    """Secret spans in `text`; in a JSON document, string literals are also searched as text."""
+def _refuse_binary_secret(content: bytes, origin: str) -> None:
+    """Binary bytes cannot be redacted without corrupting them: one that holds a secret is refused."""
+    data = content
+    if content.startswith(_GZIP_MAGIC):
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            data = inflater.decompress(content, _BINARY_SCAN_LIMIT)
+        except zlib.error:
+            data = b""
+    text = data.decode("latin-1")
+    found = sorted({h.rule for h in scan(text) if h.rule != "high-entropy-string"})
+    found += sorted(
+        {RULES[r].name for _, _, r in _collect(text, json_raw=False) if RULES[r].marks_line is False}
+    )
+    if found:
+        raise RedactionRefused(
+            f"binary content holds what looks like a secret ({', '.join(found)})", origin=origin
+        )
+
+
+def _spans(text: str, depth: int, fmt: str = "", strict: bool = False) -> list[_Span]:
+    """Secret spans in `text` from all three layers; in a JSON document, string literals are also
+    searched as text (a config inside NAPALM's JSON, a manifest inside last-applied-configuration)."""
+    spans = _structured_spans(text, depth, fmt, strict)
+    spans.extend((h.start, h.end, _NAME_INDEX[h.rule]) for h in scan(text))
     if depth >= _MAX_JSON_DEPTH or not _is_json(text):
-        return _collect(text, json_raw=False) + _k8s_secret_spans(text)
-    spans = _collect(text, json_raw=True) + _k8s_secret_spans(text)
+        return [s for s in spans + _collect(text, json_raw=False) if text[s[0] : s[1]] != REDACTED]
+    spans += _collect(text, json_raw=True)
     for low, high in _strings_to_search(text):
         decoded, to_raw = _decode_json_string(text[low:high])
-        spans.extend((low + to_raw(s), low + to_raw(e), r) for s, e, r in _spans(decoded, depth + 1))
-    return spans
+        try:
+            inner = _spans(decoded, depth + 1, strict=strict)
+        except Unredactable as exc:
+            raise Unredactable(exc.reason, low) from None
+        spans.extend((low + to_raw(s), low + to_raw(e), r) for s, e, r in inner)
+    return [s for s in spans if text[s[0] : s[1]] != REDACTED]
+
+
+def _structured_spans(text: str, depth: int, fmt: str, strict: bool) -> list[_Span]:
+    """Secrets located by the document's structure: JSON and YAML keys, pairs, argument lists, Secrets."""
+    head = text.lstrip("\ufeff \t\r\n")[:1]
+    hits = None
+    structured = False
+    if head in ("{", "["):
+        structured = fmt in _JSON_FORMATS or fmt in _YAML_FORMATS or depth > 0
+        hits = _bounded(json_spans, text, strict)
+    if hits is None and (fmt in _YAML_FORMATS or (not fmt and _YAML_DOC.search(text))):
+        structured = True
+        hits = _bounded(yaml_spans, text, strict)
+    if hits is not None:
+        return [(h.start, h.end, _NAME_INDEX[h.rule]) for h in hits]
+    if strict and structured and depth == 0 and _secret_looking(text):
+        raise Unredactable(f"{fmt or 'structured'} content does not parse and holds secret-looking words", 0)
+    return _k8s_secret_spans(text)
+
+
+def _secret_looking(text: str) -> bool:
+    if _SECRET_KIND.search(text) or any(h.rule != "high-entropy-string" for h in scan(text)):
+        return True
+    for m in _KEY_VALUE.finditer(text):
+        value = m["value"].strip("\"' ,")
+        if is_secret_name(m["key"]) and value and value[0] not in "{[|>&*$<" and value != REDACTED:
+            return True
+    return False
+
+
+def _bounded(
+    walk: Callable[[str], list[StructHit] | None], text: str, strict: bool
+) -> list[StructHit] | None:
+    """A structural walk; past the bounds it refuses (strict) or gives way to the line rules (logs)."""
+    try:
+        return walk(text)
+    except Unredactable:
+        if strict:
+            raise
+        return None
 
 
 def _is_json(text: str) -> bool:
@@ -139,7 +270,7 @@ def _is_json(text: str) -> bool:
     for candidate in (stripped, stripped.split("\n", 1)[0]):
         try:
             json.loads(candidate)
-        except ValueError:
+        except (ValueError, RecursionError):  # too deep: the bounded walk has already decided
             continue
         return True
     return False
@@ -376,12 +507,16 @@ def _k8s_secret_spans(text: str) -> list[_Span]:
         return []
     try:
         documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return _k8s_secret_spans_fallback(text)
     spans: list[_Span] = []
     stack: list[yaml.Node] = [d for d in documents if d is not None]
+    seen: set[int] = set()
     while stack:
         node = stack.pop()
+        if id(node) in seen:  # an alias: walked once (a Secret full of aliases took 55 s without this)
+            continue
+        seen.add(id(node))
         if isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
         elif isinstance(node, yaml.MappingNode):
@@ -440,3 +575,12 @@ def _k8s_secret_spans_fallback(text: str) -> list[_Span]:
                 if v.group("v") != REDACTED:
                     spans.append((v.start("v"), v.end("v"), _K8S_RULE))
     return spans
+
+
+def redact_problems(problems: list[Problem]) -> list[Problem]:
+    """Problems quote evidence (a garbled line, a driver's error): their texts are redacted before storing."""
+    out: list[Problem] = []
+    for p in problems:
+        message, hint = redact_text(p.message)[0], redact_text(p.hint)[0]
+        out.append(p if (message, hint) == (p.message, p.hint) else replace(p, message=message, hint=hint))
+    return out

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from auditor.evidence.redact import REDACTED, RedactingFilter, Redaction, redact, redact_text
+from auditor.evidence.redact import REDACTED, RedactingFilter, Redaction, RedactionRefused, redact, redact_text
 from auditor.evidence.redact_rules import RULE_NAMES
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "redaction"
@@ -572,20 +572,35 @@ def test_bytes_without_secrets_are_returned_unchanged() -> None:
     assert redact(raw) == Redaction(content=raw, count=0, kinds={})
 
 
+def test_flow_log_text_is_redacted_like_any_capture() -> None:
+    """A file classified as a flow log is no longer passed through: a garbled line can hold anything."""
+    line = b"2 123456789012 eni-1 10.0.0.1 10.0.0.2 22 5000 6 1 40 1 2 ACCEPT OK password hunter2\n"
+    assert redact(line, "aws.flowlog").content == line.replace(b"hunter2", b"<redacted>")
+    record = b"2 123456789012 eni-0a1b2c3d 10.0.0.1 10.0.0.2 443 51000 6 10 840 1700000000 1700000060 ACCEPT OK\n"
+    assert redact(record, "aws.flowlog") == Redaction(content=record, count=0, kinds={})
+
+
 @pytest.mark.parametrize(
-    ("content", "fmt"),
-    [
-        (
-            b"2 123456789012 eni-1 10.0.0.1 10.0.0.2 22 5000 6 1 40 1 2 ACCEPT OK password hunter2\n",
-            "aws.flowlog",
-        ),
-        (gzip.compress(b"enable secret 0 hunter2\n"), ""),
-        (b"PAR1" + b"password hunter2" + b"PAR1", ""),
-    ],
-    ids=["flowlog-format", "gzip-magic", "parquet-magic"],
+    "content",
+    [gzip.compress(b"2 1 eni-1 10.0.0.1 10.0.0.2 22 5000 6 1 40 1 2 ACCEPT OK\n"), b"PAR1" + b"\x00\x01" + b"PAR1"],
+    ids=["gzip-magic", "parquet-magic"],
 )
-def test_binary_formats_pass_through(content: bytes, fmt: str) -> None:
-    assert redact(content, fmt) == Redaction(content=content, count=0, kinds={})
+def test_binary_formats_without_secrets_pass_through(content: bytes) -> None:
+    assert redact(content, "aws.flowlog") == Redaction(content=content, count=0, kinds={})
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        gzip.compress(b"Authorization: Bearer ghp_0123456789abcdefghijABCDEFGHIJ012345\n"),
+        b"PAR1" + b"ghp_0123456789abcdefghijABCDEFGHIJ012345" + b"PAR1",
+    ],
+    ids=["gzip-magic", "parquet-magic"],
+)
+def test_binary_formats_holding_a_secret_are_refused(content: bytes) -> None:
+    """Binary bytes cannot be edited in place: one holding a secret is refused, never stored."""
+    with pytest.raises(RedactionRefused, match="binary content holds what looks like a secret"):
+        redact(content, "aws.flowlog", origin="logs/x.gz")
 
 
 def test_same_text_in_other_formats_is_redacted() -> None:

@@ -1,0 +1,407 @@
+"""Structure-aware redaction of JSON and YAML: secrets found by where they sit, not by how they look.
+
+A value is a secret when its key says so (`password`, `clientSecret`, `DB_TOKEN`), when it is the
+`value` of a `{name|Key: <secret name>, value|Value: ...}` pair (container env, AWS tags, CloudFormation
+parameters), when it is the data of a Kubernetes Secret, or when it follows a secret flag in an argument
+list (`["--token", "x"]`, `["-u", "user:pass"]`). Only the value's characters are replaced, so the
+document stays valid and every other byte stays put.
+
+Both walks are iterative and bounded: nesting deeper than MAX_DEPTH, or YAML aliases that would expand
+past MAX_EXPANDED nodes, raise Unredactable (with the offset of the place) instead of overflowing the
+stack or the memory, because a document we cannot walk is a document we cannot promise is clean.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from auditor.evidence.redact_scan import is_secret_name
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_EXPANDED",
+    "STRUCT_RULES",
+    "StructHit",
+    "Unredactable",
+    "json_spans",
+    "yaml_spans",
+]
+
+MAX_DEPTH = 100  # real manifests and describe dumps nest < 40 (CRD schemas are the deepest)
+MAX_EXPANDED = 200_000  # nodes a YAML stream may expand to through aliases
+KEY_RULE, PAIR_RULE, ARG_RULE, K8S_RULE = (
+    "structured-secret-key",
+    "structured-secret-pair",
+    "structured-secret-argument",
+    "k8s-secret-data",
+)
+STRUCT_RULES = (KEY_RULE, PAIR_RULE, ARG_RULE)
+_NAME_KEYS = ("name", "Name", "key", "Key", "ParameterKey", "OptionName", "TagKey", "variable", "Variable")
+_VALUE_KEYS = ("value", "Value", "ParameterValue", "TagValue", "OptionValue")
+_SECRET_KEYS = ("data", "stringData")
+_LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+_FLAG = re.compile(r"--?(?P<name>[A-Za-z][\w.-]*)(?:=(?P<v>.+))?", re.S)
+_USER_FLAGS = frozenset({"-u", "--user", "--proxy-user"})
+_NON_LITERAL = frozenset({"", "true", "false", "null", "none", "None", "<redacted>"})
+
+
+class Unredactable(Exception):
+    """The text cannot be walked safely; `offset` is where (in the text given)."""
+
+    def __init__(self, reason: str, offset: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.offset = offset
+
+
+@dataclass(frozen=True)
+class StructHit:
+    start: int
+    end: int
+    rule: str
+
+
+def _literal(value: str) -> bool:
+    return value not in _NON_LITERAL and value[:1] not in ("$", "{", "<")
+
+
+def _pair_name(value: str) -> bool:
+    """A pair's name names a credential anywhere in it (`DB_PASSWORD_PROD`, `prod/api-token`)."""
+    return is_secret_name(value) or any(is_secret_name(part) for part in re.split(r"[/.:\s]+", value) if part)
+
+
+# ---------------------------------------------------------------- a scalar: where its value sits
+
+
+@dataclass
+class _Str:
+    """A string value: `start:end` is the raw text of its characters (inside any quotes)."""
+
+    start: int
+    end: int
+    value: str  # the decoded value
+    exact: bool  # the raw text is the value (no escapes, folding or indentation in between)
+
+    def text(self) -> str:
+        return self.value
+
+    def part(self, value: str) -> tuple[int, int]:
+        """The raw span of `value`, a suffix of this string (the whole string when escapes blur it)."""
+        if self.exact and self.value.endswith(value):
+            return self.end - len(value), self.end
+        return self.start, self.end
+
+
+def _json_str(m: re.Match[str]) -> _Str:
+    raw = m.group(1)
+    if "\\" not in raw:
+        return _Str(m.start(1), m.end(1), raw, True)
+    try:
+        decoded = json.loads(f'"{raw}"')
+    except ValueError:
+        decoded = raw
+    return _Str(m.start(1), m.end(1), decoded if isinstance(decoded, str) else raw, False)
+
+
+@dataclass
+class _Map:
+    strings: dict[str, _Str] = field(default_factory=dict)
+    maps: dict[str, _Map] = field(default_factory=dict)  # only the children a rule looks into
+
+
+def _judge_map(m: _Map, hits: list[StructHit]) -> None:
+    for key, value in m.strings.items():
+        if is_secret_name(key) and _literal(value.text()):
+            hits.append(StructHit(value.start, value.end, KEY_RULE))
+    name = next((m.strings[k] for k in _NAME_KEYS if k in m.strings), None)
+    value = next((m.strings[k] for k in _VALUE_KEYS if k in m.strings), None)
+    if name is not None and value is not None and _pair_name(name.text()) and _literal(value.text()):
+        hits.append(StructHit(value.start, value.end, PAIR_RULE))
+    kind = m.strings.get("kind")
+    if kind is not None and kind.text() == "Secret":
+        for key in _SECRET_KEYS:
+            data = m.maps.get(key)
+            if data is not None:
+                hits.extend(
+                    StructHit(s.start, s.end, K8S_RULE) for s in data.strings.values() if s.end > s.start
+                )
+        notes = m.maps.get("metadata", _Map()).maps.get("annotations")
+        applied = notes.strings.get(_LAST_APPLIED) if notes is not None else None
+        if applied is not None:  # kubectl keeps the whole applied Secret here
+            hits.append(StructHit(applied.start, applied.end, K8S_RULE))
+
+
+def _judge_args(items: list[_Str], hits: list[StructHit]) -> None:
+    """An argument vector: `--token=x`, `--password x`, `-u user:pass`."""
+    previous: str | None = None
+    for item in items:
+        value = item.text()
+        if previous is not None and _literal(value):
+            if previous in _USER_FLAGS and ":" in value:
+                secret = value.split(":", 1)[1]
+                if secret:
+                    hits.append(StructHit(*item.part(secret), ARG_RULE))
+            else:
+                flag = _FLAG.fullmatch(previous)
+                if flag and flag["v"] is None and is_secret_name(flag["name"]) and not value.startswith("-"):
+                    hits.append(StructHit(item.start, item.end, ARG_RULE))
+        flag = _FLAG.fullmatch(value)
+        if flag and flag["v"] is not None and is_secret_name(flag["name"]) and _literal(flag["v"]):
+            hits.append(StructHit(*item.part(flag["v"]), ARG_RULE))
+        previous = value
+
+
+# ---------------------------------------------------------------- JSON: an iterative tokenizer
+
+_WS = re.compile(r"[ \t\r\n]*")
+_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"', re.S)
+_LITERAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null")
+_KEEP_MAPS = frozenset({"data", "stringData", "metadata", "annotations"})
+
+
+class _JsonSyntax(Exception):
+    pass
+
+
+@dataclass
+class _Frame:
+    is_map: bool
+    key: str | None  # the key this container sits under in its parent map
+    node: _Map | None = None
+    items: list[_Str] | None = None
+    pending: str | None = None  # a map's key awaiting its value
+    count: int = 0
+
+
+def json_spans(text: str) -> list[StructHit] | None:
+    """Secret spans of a JSON document or JSON lines; None when the text is not JSON."""
+    try:
+        return _walk_json(text)
+    except _JsonSyntax:
+        return None
+
+
+def _walk_json(text: str) -> list[StructHit]:
+    hits: list[StructHit] = []
+    stack: list[_Frame] = []
+    n = len(text)
+    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    if text.startswith("\ufeff"):
+        pos = _WS.match(text, 1).end()  # type: ignore[union-attr]
+    seen_value = False
+    while pos < n:
+        frame = stack[-1] if stack else None
+        char = text[pos]
+        if char == ",":
+            if frame is None or frame.count <= 0 or (frame.is_map and frame.pending is not None):
+                raise _JsonSyntax
+            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+            if pos < n and text[pos] in "}]":
+                raise _JsonSyntax
+            frame.count = -frame.count  # negative: a value must follow
+            continue
+        if char in "}]":
+            if frame is None or frame.is_map != (char == "}") or frame.count < 0:
+                raise _JsonSyntax
+            if frame.is_map and frame.pending is not None:
+                raise _JsonSyntax
+            stack.pop()
+            _close(frame, stack, hits)
+            seen_value = seen_value or not stack
+            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+            continue
+        if frame is None and seen_value and char not in "{[":
+            raise _JsonSyntax  # JSON lines hold objects and arrays, not bare scalars after the first
+        if frame is not None and frame.count > 0:
+            raise _JsonSyntax  # two values without a comma
+        if frame is not None and frame.is_map and frame.pending is None:
+            m = _STRING.match(text, pos)
+            if m is None:
+                raise _JsonSyntax
+            frame.pending = _json_str(m).value
+            pos = _WS.match(text, m.end()).end()  # type: ignore[union-attr]
+            if pos >= n or text[pos] != ":":
+                raise _JsonSyntax
+            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+            continue
+        # a value
+        if char in "{[":
+            if len(stack) >= MAX_DEPTH:
+                raise Unredactable(f"JSON nested deeper than {MAX_DEPTH} levels", pos)
+            key = frame.pending if frame is not None and frame.is_map else None
+            if char == "{":
+                stack.append(_Frame(True, key, node=_Map()))
+            else:
+                stack.append(_Frame(False, key, items=[]))
+            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+            continue
+        if char == '"':
+            m = _STRING.match(text, pos)
+            if m is None:
+                raise _JsonSyntax
+            _scalar(frame, _json_str(m))
+            end = m.end()
+        else:
+            m = _LITERAL.match(text, pos)
+            if m is None:
+                raise _JsonSyntax
+            _scalar(frame, None)
+            end = m.end()
+        if frame is None:
+            seen_value = True
+        pos = _WS.match(text, end).end()  # type: ignore[union-attr]
+    if stack:
+        raise _JsonSyntax
+    return hits
+
+
+def _scalar(frame: _Frame | None, value: _Str | None) -> None:
+    if frame is None:
+        return
+    if frame.is_map:
+        assert frame.node is not None and frame.pending is not None
+        if value is not None:
+            frame.node.strings[frame.pending] = value
+        frame.pending = None
+    elif value is not None:
+        assert frame.items is not None
+        frame.items.append(value)
+    frame.count = abs(frame.count) + 1
+
+
+def _close(frame: _Frame, stack: list[_Frame], hits: list[StructHit]) -> None:
+    if frame.is_map:
+        assert frame.node is not None
+        _judge_map(frame.node, hits)
+    else:
+        assert frame.items is not None
+        _judge_args(frame.items, hits)
+    parent = stack[-1] if stack else None
+    if parent is None:
+        return
+    if parent.is_map:
+        assert parent.node is not None
+        if frame.is_map and frame.key in _KEEP_MAPS:
+            parent.node.maps[frame.key] = frame.node  # type: ignore[index,assignment]
+        parent.pending = None
+    parent.count = abs(parent.count) + 1
+
+
+# ---------------------------------------------------------------- YAML: a bounded composer
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """SafeLoader whose composer refuses nesting past MAX_DEPTH (PyYAML composes by recursion)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise Unredactable(f"YAML nested deeper than {MAX_DEPTH} levels", mark.index)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def yaml_spans(text: str) -> list[StructHit] | None:
+    """Secret spans of a YAML stream; None when it does not parse (the caller decides what that means)."""
+    loader = _BoundedLoader(text)
+    try:
+        documents: list[yaml.Node] = []
+        while loader.check_node():
+            node = loader.get_node()
+            if node is not None:
+                documents.append(node)
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    _bound_expansion(documents)
+    hits: list[StructHit] = []
+    seen: set[int] = set()
+    stack = list(documents)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue  # an alias: its target is walked once, wherever it is referenced
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            _judge_map(_yaml_map(text, node), hits)
+            stack.extend(v for _, v in node.value)
+            stack.extend(k for k, _ in node.value if not isinstance(k, yaml.ScalarNode))
+        elif isinstance(node, yaml.SequenceNode):
+            _judge_args([s for s in (_yaml_str(text, v) for v in node.value) if s is not None], hits)
+            stack.extend(node.value)
+    return hits
+
+
+def _yaml_map(text: str, node: yaml.MappingNode) -> _Map:
+    m = _Map()
+    for k, v in node.value:
+        if not isinstance(k, yaml.ScalarNode):
+            continue
+        if isinstance(v, yaml.ScalarNode):
+            s = _yaml_str(text, v)
+            if s is not None:
+                m.strings[k.value] = s
+        elif isinstance(v, yaml.MappingNode) and k.value in _KEEP_MAPS:
+            m.maps[k.value] = _yaml_map(text, v)
+    return m
+
+
+def _yaml_str(text: str, node: yaml.Node) -> _Str | None:
+    """A string scalar's value span: quotes and a block scalar's indicator line stay outside."""
+    if not isinstance(node, yaml.ScalarNode) or node.tag != "tag:yaml.org,2002:str":
+        return None
+    start, end = node.start_mark.index, node.end_mark.index
+    if node.style in ('"', "'"):
+        start, end = start + 1, end - 1
+    elif node.style in ("|", ">"):
+        start = text.find("\n", start, end) + 1 or end
+        while start < end and text[start] in " \t":
+            start += 1
+    while end > start and text[end - 1] in " \t\r\n":
+        end -= 1
+    if start >= end:
+        return None
+    return _Str(start, end, node.value, text[start:end] == node.value)
+
+
+def _bound_expansion(documents: list[yaml.Node]) -> None:
+    """Refuse a stream whose aliases expand past MAX_EXPANDED nodes (a billion-laughs document)."""
+    sizes: dict[int, int] = {}
+    for document in documents:
+        stack: list[tuple[yaml.Node, bool]] = [(document, False)]
+        while stack:
+            node, ready = stack.pop()
+            if id(node) in sizes:
+                continue
+            children = _children(node)
+            if not ready:
+                stack.append((node, True))
+                stack.extend((c, False) for c in children if id(c) not in sizes)
+                continue
+            total = 1 + sum(sizes.get(id(c), 1) for c in children)
+            sizes[id(node)] = total
+            if total > MAX_EXPANDED:
+                raise Unredactable(
+                    f"YAML aliases expand to more than {MAX_EXPANDED:,} nodes", node.start_mark.index
+                )
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
