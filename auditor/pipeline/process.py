@@ -8,7 +8,7 @@ import zlib
 from dataclasses import dataclass, replace
 
 from auditor.capture import RawCapture
-from auditor.evidence.redact import redact
+from auditor.evidence.redact import redact, redact_problems
 from auditor.normalize import Normalizer, NormalizeResult, Problem
 from auditor.registry import Registry
 
@@ -26,9 +26,10 @@ class Processed:
 def process_capture(capture: RawCapture, normalizers: Registry[Normalizer]) -> Processed:
     """Redact, then normalize the redacted bytes, so re-normalizing stored evidence gives the same facts.
 
-    A normalizer that crashes costs only this capture's facts: the capture is still stored."""
+    A normalizer that crashes costs only this capture's facts: the capture is still stored. A capture
+    that cannot be redacted safely raises RedactionRefused: it is never stored (the caller records why)."""
     capture = _gunzip(capture)
-    red = redact(capture.content, capture.format)
+    red = redact(capture.content, capture.format, capture.origin)
     clean = replace(capture, content=red.content)
     if capture.format not in normalizers:
         result = NormalizeResult(
@@ -48,11 +49,16 @@ def process_capture(capture: RawCapture, normalizers: Registry[Normalizer]) -> P
                     )
                 ]
             )
+    if "damaged" in capture.meta.get("decompressed", ""):
+        result.problems.append(
+            Problem(capture.origin, "truncated or corrupt gzip: only the part before the damage was read")
+        )
+    result.problems = redact_problems(result.problems)
     return Processed(clean, red.count, dict(red.kinds), result)
 
 
 GZIP_MAGIC = b"\x1f\x8b"
-PASS_THROUGH_GZIP = frozenset({"aws.flowlog"})  # records without secrets, read compressed by their normalizer
+PASS_THROUGH_GZIP: frozenset[str] = frozenset()  # none: flow logs too are redacted as text (issue 11)
 
 
 def _gunzip(capture: RawCapture) -> RawCapture:
