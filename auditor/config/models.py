@@ -278,6 +278,90 @@ class Tiers(_Strict):
         return [t for t in (Tier.OOB, Tier.FRONTEND, Tier.BACKEND) if self.get(t) is not None]
 
 
+_SG_ID = re.compile(r"^sg-[0-9A-Za-z]+$")
+_ATTACHMENT_ID = re.compile(r"^(tgw-attach|vpn|vgw|pcx|tgw|dxgw)-[0-9A-Za-z]+$")
+
+
+class OpenEgressGroups(_Strict):
+    """Security groups whose unrestricted egress (all traffic to 0.0.0.0/0 or ::/0) is accepted, e.g.
+    node groups whose traffic an egress proxy or firewall already confines. By id and/or by tags (every
+    tag given must match); the reason is printed with the PASS."""
+
+    ids: list[str] = []
+    tags: dict[str, str] = {}
+    reason: str = Field(min_length=1, description="why this egress is acceptable (shown in the finding)")
+
+    @field_validator("ids")
+    @classmethod
+    def _ids(cls, v: list[str]) -> list[str]:
+        for item in v:
+            if not _SG_ID.match(item):
+                raise ValueError(f"expected a security group id such as sg-0123abcd, got {item!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _something(self) -> OpenEgressGroups:
+        if not self.ids and not self.tags:
+            raise ValueError("give ids and/or tags of the security groups")
+        return self
+
+    def matches(self, group_id: str, tags: dict[str, str]) -> bool:
+        if self.ids and group_id not in self.ids:
+            return False
+        return all(tags.get(k) == v for k, v in self.tags.items())
+
+
+class NaclReturnTraffic(_Strict):
+    """Inbound NACL rules that only let replies in: a stateless NACL must admit the replies to the
+    subnet's own outbound connections on the clients' ephemeral ports. An allow from the internet on
+    `protocols` for ports lo-65535 with lo >= `lowest_port` (AWS documents 1024-65535) is read as such a
+    rule, not as an opening. `protocols: []` turns this off (every such rule is then a finding)."""
+
+    protocols: list[Literal["tcp", "udp"]] = ["tcp"]
+    lowest_port: int = Field(default=1024, ge=1, le=65535)
+
+    def is_return_rule(self, protocol: str, lo: int | None, hi: int | None) -> bool:
+        name = {"6": "tcp", "17": "udp"}.get(protocol, protocol.lower())
+        return name in self.protocols and lo is not None and lo >= self.lowest_port and hi == 65535
+
+
+class CloudAttachment(_Strict):
+    """A cloud attachment that leads into a tier: a transit gateway attachment (tgw-attach-...), a VPN
+    connection (vpn-...) or gateway (vgw-...), a peering (pcx-...) or Direct Connect gateway (dxgw-...)."""
+
+    id: str
+    tier: Literal["oob", "frontend", "backend"]
+    description: str = ""
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        if not _ATTACHMENT_ID.match(v):
+            raise ValueError(
+                f"expected an attachment id such as tgw-attach-0abc, vpn-0abc, vgw-0abc, pcx-0abc, got {v!r}"
+            )
+        return v
+
+
+class CloudIntent(_Strict):
+    """Cloud designs that look like violations but are declared legitimate (see README, cloud exceptions)."""
+
+    open_egress_groups: list[OpenEgressGroups] = []
+    nacl_return_traffic: NaclReturnTraffic = NaclReturnTraffic()
+    attachments: list[CloudAttachment] = []
+
+    def open_egress(self, group_id: str, tags: dict[str, str]) -> OpenEgressGroups | None:
+        return next((g for g in self.open_egress_groups if g.matches(group_id, tags)), None)
+
+    def attachment_tier(self, *ids: str | None) -> Tier | None:
+        """The declared tier of the first of `ids` (an attachment, its VPN connection, ...) declared."""
+        for ident in ids:
+            for a in self.attachments:
+                if ident is not None and a.id == ident:
+                    return Tier(a.tier)
+        return None
+
+
 Responsibility = Literal["provider", "tenant", "shared"]
 
 
@@ -310,6 +394,7 @@ class Intent(_Strict):
     tiers: Tiers = Tiers()
     addressing: Addressing = Addressing()
     flow_logs: FlowLogIntent = FlowLogIntent()
+    cloud: CloudIntent = CloudIntent()
     shared_responsibility: dict[str, Responsibility] = Field(
         default={}, description="control area -> who operates it, e.g. {physical-network: provider}"
     )
@@ -416,6 +501,11 @@ class FileSource(_Strict):
     platform: PlatformName | None = Field(
         default=None, description="platform of device configs here whose platform cannot be detected"
     )
+    ignore: list[str] = Field(
+        default=[],
+        description="file name globs (relative to this path) that are not evidence, e.g. README.md; "
+        "hidden files are always skipped, every other unreadable or unrecognised file is a problem",
+    )
 
 
 class InventorySource(_Strict):
@@ -487,6 +577,12 @@ class CollectionSettings(_Strict):
     command_timeout: float = Field(default=60.0, gt=0, description="seconds per command")
     retries: int = Field(default=2, ge=0, le=10, description="for transient errors only, never for auth")
     retry_backoff: float = Field(default=1.0, ge=0, description="seconds, doubled at each retry")
+    max_file_bytes: int = Field(
+        default=256 * 1024 * 1024,
+        ge=1,
+        description="largest offline evidence file read (bytes, and decompressed bytes of a .gz); "
+        "a larger one is a problem, not read",
+    )
     device_deadline: float | None = Field(
         default=None,
         gt=0,

@@ -108,6 +108,13 @@ class FlowLogsImmutable(Check):
             return self.not_assessed(subject, reason, target=dest.target, expected=expected)
         if rec.destination_type == "s3":
             lock = rec.object_lock_days
+            if rec.object_lock_enabled is None:  # only the bucket's versioning is in the evidence
+                bucket = rec.destination.removeprefix("arn:aws:s3:::")
+                reason = (
+                    f"{subject} (used by {logs}): its Object Lock configuration is not in the evidence "
+                    f"(add {bucket}.object-lock.json: aws s3api get-object-lock-configuration --bucket {bucket})"
+                )
+                return self.not_assessed(subject, reason, target=dest.target, expected=expected)
             if not rec.object_lock_enabled:
                 found = f"Object Lock not enabled (versioning {rec.versioning or 'unknown'}); used by {logs}"
                 return self.failed(subject, expected, found, *facts, target=dest.target)

@@ -5,8 +5,15 @@ Leaving subnet A: A's security groups (egress) and NACL (egress) must allow; the
 VPC's other subnets, a peering connection in the peer VPC's subnets, a transit gateway follows the TGW
 route table its VPC attachment is associated with (to a VPC attachment's subnets, or out of the
 evidence for VPN / Direct Connect / peering attachments). Landing in subnet B passes B's NACL (ingress)
-and security groups (ingress). From the internet, a subnet whose table routes to an internet gateway
-is reachable through the same admission. Prefix-list routes and gateway endpoints are not modelled.
+and security groups (ingress). From the internet (the public space of the intent's address space), a
+subnet whose table routes to an internet gateway is reachable through the same admission. A NACL's
+return-traffic rule (`intent.cloud.nacl_return_traffic`, tcp 1024-65535 from anywhere) stays an allow
+here: the stateful security groups behind it decide, so a path through it is a real one (a group open on
+8443 to the internet is reachable through that rule).
+An attachment declared to tier 1 or 3 in `intent.cloud.attachments` (a TGW attachment, a VPN connection
+or gateway, a peering) leads to that tier whatever the route's prefix: a route to it reaches the tier.
+A transit gateway route table whose routes are not in the evidence leaves the walk there, like a
+missing table. Prefix-list routes and gateway endpoints are not modelled.
 """
 
 from __future__ import annotations
@@ -28,26 +35,14 @@ from auditor.facts import (
     AwsVpc,
 )
 from auditor.store.reader import StoredFact
+from checks.address_space import AddressSpace
 from checks.lateral.addresses import IPSet, union_all
 from checks.lateral.aws_filters import nacl_entries, sg_entries
 from checks.lateral.conns import ConnSet
 from checks.lateral.filters import Box, Decision, Entry, combine, first_match, union_allow
-from checks.lateral.graph import INTERNET, Hop, Zone
-from checks.lateral.model import Admission, Admitted, ModelContext
+from checks.lateral.graph import INTERNET, Hop, Zone, tier_node
+from checks.lateral.model import TARGET_TIERS, Admission, Admitted, ModelContext
 
-# The internet as a source: everything but the private, shared and loopback ranges.
-PRIVATE = IPSet.parse(
-    "10.0.0.0/8",
-    "172.16.0.0/12",
-    "192.168.0.0/16",
-    "100.64.0.0/10",
-    "127.0.0.0/8",
-    "169.254.0.0/16",
-    "fc00::/7",
-    "fe80::/10",
-    "::1/128",
-)
-INTERNET_SOURCES = IPSet.everything().subtract(PRIVATE)
 _EXITS = {"vpn-gateway", "gateway", "instance", "network-interface", "local-gateway", "core-network"}
 _TO_INTERNET = {"internet-gateway", "nat-gateway", "egress-only-internet-gateway", "carrier-gateway"}
 
@@ -73,6 +68,12 @@ class AwsNetwork:
     def __init__(self, ctx: ModelContext, facts: AwsFacts) -> None:
         self.ctx = ctx
         self.f = facts
+        # The internet as a source: the public space as the intent defines it (checks/address_space).
+        self.internet = IPSet.parse(*(str(n) for n in AddressSpace.from_intent(ctx.intent).public_networks()))
+        self.vpn_of_gateway: dict[str, list[str]] = defaultdict(list)
+        for vpn in facts.gateways:
+            if vpn.record.gateway_type == "vpn-connection" and vpn.record.via:
+                self.vpn_of_gateway[vpn.record.via].append(vpn.record.gateway_id)
         self.subnets = {s.record.subnet_id: s for s in facts.subnets}
         self.vpcs = {v.record.vpc_id: v for v in facts.vpcs}
         self.by_vpc: dict[str, list[StoredFact[AwsSubnet]]] = defaultdict(list)
@@ -249,7 +250,7 @@ class AwsNetwork:
             ),
         ]
         admitted = self.ctx.admissions[self.subnets[sid].record.subject()](
-            INTERNET_SOURCES, self.addresses[sid], ConnSet.everything()
+            self.internet, self.addresses[sid], ConnSet.everything()
         )
         if admitted.addresses and admitted.conns:
             self.ctx.link(
@@ -313,6 +314,8 @@ class AwsNetwork:
         hops: list[Hop],
     ) -> None:
         vpc = self.subnets[sid].record.vpc_id
+        if self._declared(origin, part, target_id, conns, hops, *self.vpn_of_gateway.get(target_id, [])):
+            return
         if target_type == "local" or target_id == "local":
             self._land(
                 origin, src, part, conns, hops, [s for s in self.by_vpc[vpc] if s.record.subnet_id != sid]
@@ -340,6 +343,23 @@ class AwsNetwork:
             return  # the internet is not a pivot for frontend sources (its own finding covers it)
         elif target_type in _EXITS or target_id.startswith("vgw-"):
             self.ctx.exit(origin, src, part, prefix, conns, hops, f"{target_type} {target_id}")
+
+    def _declared(
+        self, origin: str, part: IPSet, target: str, conns: ConnSet, hops: list[Hop], *more: str
+    ) -> bool:
+        """A route to an attachment declared to tier 1 or 3 reaches that tier (True: linked)."""
+        declared = self.ctx.intent.cloud.attachment_tier(target, *more)
+        if declared not in TARGET_TIERS or declared not in self.ctx.tier_space:
+            return False
+        which = next(i for i in (target, *more) if self.ctx.intent.cloud.attachment_tier(i) == declared)
+        self.ctx.link(
+            origin,
+            tier_node(declared),
+            part,
+            conns,
+            [*hops, Hop(f"{which} is declared to tier {declared.value} (intent.cloud.attachments)")],
+        )
+        return True
 
     def _land(
         self,
@@ -386,12 +406,12 @@ class AwsNetwork:
                 (
                     t
                     for t, rt in self.tgw_tables.items()
-                    if attachment.record.attachment_id in rt.record.associations
+                    if attachment.record.attachment_id in (rt.record.associations or [])
                 ),
                 None,
             )
         table = self.tgw_tables.get(table_id or "")
-        if attachment is None or table is None:
+        if attachment is None or table is None or table.record.routes is None:
             self.ctx.exit(
                 origin,
                 src,
@@ -399,7 +419,7 @@ class AwsNetwork:
                 prefix,
                 conns,
                 hops,
-                f"{tgw} (its attachments and route tables are not in the evidence)",
+                f"{tgw} (its attachments, route tables or routes are not in the evidence)",
             )
             return
         via = [
@@ -411,7 +431,8 @@ class AwsNetwork:
             ),
         ]
         remaining = part
-        for route in sorted(table.record.routes, key=lambda r: -_prefixlen(r.destination)):
+        routes = table.record.routes or []
+        for route in sorted(routes, key=lambda r: -_prefixlen(r.destination)):
             rprefix = IPSet.parse(route.destination)
             piece = remaining.intersect(rprefix)
             if not piece:
@@ -426,6 +447,9 @@ class AwsNetwork:
                 hop = Hop(
                     f"{table.record.route_table_id}: {route.destination} -> {att_id} ({route.type})", (table,)
                 )
+                resource = att.record.resource_id if att is not None else None
+                if self._declared(origin, piece, att_id, conns, [*via, hop], *[r for r in (resource,) if r]):
+                    continue
                 if (
                     att is not None
                     and att.record.resource_type == "vpc"

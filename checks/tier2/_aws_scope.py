@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from auditor.enums import FactKind
 from auditor.facts import AwsSubnet, AwsVpc
 from auditor.store.reader import StoredFact
+from checks.address_space import AddressSpace, address_space
 from checks.base import Check, CheckContext, Finding
+from checks.netutil import Network, network
 
 BASE_NEEDS = frozenset({FactKind.AWS_VPC, FactKind.AWS_SUBNET})
 
@@ -76,6 +78,42 @@ def serving_scopes(
 def world(cidr: str | None) -> bool:
     """0.0.0.0/0 or ::/0: every address (CIS AWS 5.2/5.3 wording)."""
     return cidr is not None and cidr.endswith("/0")
+
+
+@dataclass(frozen=True)
+class Internet:
+    """What counts as "the internet" for a security group or NACL rule: 0.0.0.0/0 and ::/0, and any CIDR
+    holding public space as the intent defines it (checks/address_space: declared `external` ranges
+    included), except the address space of the VPCs in the evidence (a VPC's own public IPv6 or BYOIP
+    block is cloud-internal, not the internet)."""
+
+    space: AddressSpace
+    cloud: tuple[Network, ...]
+
+    def holds(self, cidr: str | None) -> bool:
+        if cidr is None:
+            return False
+        if world(cidr):
+            return True
+        net = network(cidr)
+        if net is None or not self.space.is_public(cidr):
+            return False
+        return not any(net.version == c.version and net.subnet_of(c) for c in self.cloud)  # type: ignore[arg-type]
+
+
+def internet(ctx: CheckContext) -> Internet:
+    """Built once per run and shared by the AWS checks."""
+
+    def build() -> Internet:
+        nets = {
+            n
+            for v in ctx.facts.of(AwsVpc)
+            for c in [*v.record.cidrs, *v.record.ipv6_cidrs]
+            if (n := network(c))
+        }
+        return Internet(address_space(ctx), tuple(sorted(nets, key=str)))
+
+    return ctx.derived("aws-internet", build)
 
 
 PROTOCOL_NAMES = {"-1": "all", "6": "tcp", "17": "udp", "1": "icmp", "58": "icmpv6"}

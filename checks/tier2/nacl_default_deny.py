@@ -1,24 +1,29 @@
 """T2-NACL-DEFAULT-DENY: network ACLs of model-serving subnets admit nothing from the internet except
-the load-balancer ports, and do not allow all egress.
+the load-balancer ports and return traffic, and do not allow all egress.
 
-NACLs are stateless and first-match by rule number. Only entries for the whole internet (0.0.0.0/0,
-::/0, each family on its own) decide what "anyone" may send: walking them in order, each protocol's
-port range is decided by the first entry covering it. From the internet only TCP/UDP on
-`frontend.load_balancer_ports` may be allowed; to it, every TCP or every UDP port (or all protocols)
-is "allow-all egress". Return traffic for internet clients therefore needs the load balancer in a
-public subnet, which is the design this check expects. A subnet with no explicit association uses its
-VPC's default NACL.
+NACLs are stateless and first-match by rule number. For each source that stands for the internet (the
+whole family, 0.0.0.0/0 or ::/0, and each public range an inbound allow names: public as the intent's
+address space defines it, outside the VPCs' own ranges), the entries whose CIDR holds all of it decide
+each protocol's port range in order. From the internet only TCP/UDP on `frontend.load_balancer_ports`
+may be allowed, plus return traffic: an allow on ports lo-65535 with lo >= 1024 (TCP by default; see
+`intent.cloud.nacl_return_traffic`) is the rule a stateless NACL needs for the replies to the subnet's own
+connections (AWS's documented NACL design), not an opening; a narrower high port (8080, 8000-8999) is.
+To the internet, every TCP or every UDP port (or all protocols) is "allow-all egress". A subnet with no
+explicit association uses its VPC's default NACL.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable
 
+from auditor.config.models import NaclReturnTraffic
 from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import AwsNetworkAcl, NaclEntry
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.tier2._aws_scope import BASE_NEEDS, serving_scopes
+from checks.netutil import Network, network
+from checks.tier2._aws_scope import BASE_NEEDS, Internet, internet, serving_scopes
 
 NEEDS = frozenset({FactKind.AWS_NETWORK_ACL})
 PROTOS = ("tcp", "udp", "icmp", "other")
@@ -42,24 +47,38 @@ def _subtract(span: Span, taken: list[Span]) -> list[Span]:
     return out
 
 
-def world_allowed(entries: Iterable[NaclEntry], egress: bool, family: int) -> dict[str, list[Span]]:
-    """Per protocol, the destination port spans the internet entries allow (icmp/other: (0, 65535))."""
+def _covers(cidr: str | None, probe: Network) -> bool:
+    net = network(cidr) if cidr else None
+    return net is not None and net.version == probe.version and probe.subnet_of(net)  # type: ignore[arg-type]
+
+
+def world_allowed(
+    entries: Iterable[NaclEntry],
+    egress: bool,
+    family: int,
+    probe: Network | None = None,
+    returns: NaclReturnTraffic | None = None,
+) -> dict[str, list[Span]]:
+    """Per protocol, the destination port spans that sources in `probe` (default: the whole internet of
+    the family) may send: the entries whose CIDR holds all of `probe` decide, first match by rule
+    number (icmp/other: (0, 65535)). Spans allowed by a return-traffic rule (`returns`) are left out."""
+    whole = ipaddress.ip_network("0.0.0.0/0" if family == 4 else "::/0")
+    probe = probe or whole
     decided: dict[str, list[Span]] = {p: [] for p in PROTOS}
     allowed: dict[str, list[Span]] = {p: [] for p in PROTOS}
     mine = [
-        e
-        for e in entries
-        if e.egress == egress and (e.cidr if family == 4 else e.ipv6_cidr) in ("0.0.0.0/0", "::/0")
+        e for e in entries if e.egress == egress and _covers(e.cidr if family == 4 else e.ipv6_cidr, probe)
     ]
     for entry in sorted(mine, key=lambda e: e.rule_number):
         protos = PROTOS if entry.protocol == "-1" else (_BY_NUMBER.get(entry.protocol, "other"),)
+        reply = returns is not None and returns.is_return_rule(entry.protocol, entry.port_from, entry.port_to)
         for proto in protos:
             span: Span = (0, 65535)
             if proto in ("tcp", "udp") and entry.port_from is not None:
                 span = (entry.port_from, entry.port_to if entry.port_to is not None else entry.port_from)
             new = _subtract(span, decided[proto])
             decided[proto] += new
-            if entry.action == "allow":
+            if entry.action == "allow" and not reply:
                 allowed[proto] += new
     return allowed
 
@@ -68,25 +87,56 @@ def _text(spans: list[Span]) -> str:
     return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in sorted(spans))
 
 
-def offenses(acl: AwsNetworkAcl, lb_ports: set[int]) -> list[str]:
+def _probes(acl: AwsNetworkAcl, family: int, net: Internet | None) -> list[tuple[str, Network]]:
+    """The internet as NACL sources: the whole family, and each public range an inbound allow names."""
+    whole = "0.0.0.0/0" if family == 4 else "::/0"
+    out: list[tuple[str, Network]] = [(whole, ipaddress.ip_network(whole))]
+    if net is None:
+        return out
+    for e in acl.entries:
+        cidr = e.cidr if family == 4 else e.ipv6_cidr
+        parsed = network(cidr) if cidr else None
+        if e.egress or e.action != "allow" or parsed is None or parsed.prefixlen == 0 or not net.holds(cidr):
+            continue
+        if all(str(n) != str(parsed) for _, n in out):
+            out.append((str(parsed), parsed))
+    return out
+
+
+def offenses(
+    acl: AwsNetworkAcl,
+    lb_ports: set[int],
+    net: Internet | None = None,
+    returns: NaclReturnTraffic | None = None,
+) -> list[str]:
     out: list[str] = []
     for family, world in ((4, "0.0.0.0/0"), (6, "::/0")):
-        inbound = world_allowed(acl.entries, False, family)
-        if all(_subtract((0, 65535), inbound[p]) == [] for p in PROTOS):
-            out.append(f"inbound all traffic from {world}")
-            inbound = {p: [] for p in PROTOS}
-        for proto in ("tcp", "udp"):
-            extra = [s for span in inbound[proto] for s in _subtract(span, [(p, p) for p in lb_ports])]
-            if extra:
-                out.append(f"inbound {proto} {_text(extra)} from {world}")
-        for proto in ("icmp", "other"):
-            if inbound[proto]:
-                out.append(f"inbound {proto} from {world}")
+        for label, probe in _probes(acl, family, net):
+            everything = world_allowed(acl.entries, False, family, probe)
+            if all(_subtract((0, 65535), everything[p]) == [] for p in PROTOS):
+                out.append(f"inbound all traffic from {label}")
+                continue
+            inbound = world_allowed(acl.entries, False, family, probe, returns)
+            for proto in ("tcp", "udp"):
+                extra = [s for span in inbound[proto] for s in _subtract(span, [(p, p) for p in lb_ports])]
+                if extra:
+                    out.append(f"inbound {proto} {_text(extra)} from {label}")
+            for proto in ("icmp", "other"):
+                if inbound[proto]:
+                    out.append(f"inbound {proto} from {label}")
         outbound = world_allowed(acl.entries, True, family)
         full = [p for p in ("tcp", "udp") if _subtract((0, 65535), outbound[p]) == []]
         if full:
             out.append(f"outbound all {'/'.join(full)} ports to {world}")
     return out
+
+
+def _returns_used(acl: AwsNetworkAcl, returns: NaclReturnTraffic) -> list[int]:
+    return sorted(
+        e.rule_number
+        for e in acl.entries
+        if not e.egress and e.action == "allow" and returns.is_return_rule(e.protocol, e.port_from, e.port_to)
+    )
 
 
 class NaclDefaultDeny(Check):
@@ -113,9 +163,14 @@ class NaclDefaultDeny(Check):
         frontend = ctx.intent.tiers.frontend
         assert frontend is not None
         lb_ports = set(frontend.load_balancer_ports)
-        expected = f"inbound from the internet only tcp/udp {sorted(lb_ports)}; outbound not allow-all"
+        returns = ctx.intent.cloud.nacl_return_traffic
+        expected = (
+            f"inbound from the internet only tcp/udp {sorted(lb_ports)} (and return traffic on ephemeral "
+            f"ports); outbound not allow-all"
+        )
         scopes, gaps = serving_scopes(self, ctx, NEEDS)
         yield from gaps
+        net = internet(ctx)
         acls = list(ctx.facts.of(AwsNetworkAcl))
         for scope in scopes:
             chosen: dict[str, tuple[StoredFact[AwsNetworkAcl], list[str]]] = {}
@@ -140,8 +195,11 @@ class NaclDefaultDeny(Check):
                 chosen.setdefault(acl.record.network_acl_id, (acl, []))[1].append(rec.subnet_id)
             for acl, subnets in chosen.values():
                 rec_acl = acl.record
-                bad = offenses(rec_acl, lb_ports)
+                bad = offenses(rec_acl, lb_ports, net, returns)
                 where = f" (subnets {', '.join(subnets)})"
+                replies = _returns_used(rec_acl, returns)
+                if replies:
+                    where += f"; rule(s) {', '.join(map(str, replies))} admit return traffic only"
                 if bad:
                     yield self.failed(
                         rec_acl.subject(), expected, "; ".join(bad) + where, acl, target=acl.target

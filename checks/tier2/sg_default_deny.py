@@ -4,9 +4,12 @@ the load-balancer ports, and do not allow all egress.
 In scope: with ENI facts for the target, the groups attached to ENIs in model-serving subnets; without
 them, every group of the frontend VPCs (tagged `vpc_tags`, else the VPCs of the serving subnets).
 VPC default groups are left to T2-DEFAULT-SG-EMPTY, which holds them to "no rules at all".
-Internet = 0.0.0.0/0 or ::/0 (as CIS AWS 5.2/5.3). Allowed from it: TCP/UDP on
-`frontend.load_balancer_ports`. Allow-all egress: to 0.0.0.0/0 or ::/0 on every protocol, or on every
-TCP or UDP port. Prefix-list references are not resolved (their entries are not in the evidence).
+Internet = 0.0.0.0/0, ::/0 and any other public CIDR as the intent's address space defines it (declared
+`external` ranges included), outside the VPCs' own ranges (see _aws_scope.Internet). Allowed from it:
+TCP/UDP on `frontend.load_balancer_ports`. Allow-all egress: to 0.0.0.0/0 or ::/0 on every protocol, or
+on every TCP or UDP port; accepted for the groups declared in `intent.cloud.open_egress_groups` (by id or
+tags, e.g. node groups whose egress the proxy confines), whose PASS names the declared reason. Prefix-list
+references are not resolved (their entries are not in the evidence).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import AwsNetworkInterface, AwsSecurityGroup, SgRule
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.tier2._aws_scope import BASE_NEEDS, protocol_name, serving_scopes, world
+from checks.tier2._aws_scope import BASE_NEEDS, Internet, internet, protocol_name, serving_scopes, world
 
 NEEDS = frozenset({FactKind.AWS_SECURITY_GROUP})
 _PORTED = {"tcp", "udp", "6", "17"}
@@ -39,12 +42,12 @@ def _span(rule: SgRule) -> str:
     return f"{proto} {lo}" if lo == hi else f"{proto} {lo}-{hi}"
 
 
-def _sources(rule: SgRule) -> list[str]:
-    return [c for c in [*rule.cidrs, *rule.ipv6_cidrs] if world(c)]
+def _sources(rule: SgRule, net: Internet | None = None) -> list[str]:
+    return [c for c in [*rule.cidrs, *rule.ipv6_cidrs] if (net.holds(c) if net else world(c))]
 
 
-def ingress_offense(rule: SgRule, lb_ports: set[int]) -> str | None:
-    sources = _sources(rule)
+def ingress_offense(rule: SgRule, lb_ports: set[int], net: Internet | None = None) -> str | None:
+    sources = _sources(rule, net)
     if not sources:
         return None
     if rule.protocol.lower() in _PORTED:
@@ -88,10 +91,12 @@ class SgDefaultDeny(Check):
         assert frontend is not None
         lb_ports = set(frontend.load_balancer_ports)
         expected = (
-            f"nothing admitted from 0.0.0.0/0 or ::/0 except tcp/udp {sorted(lb_ports)}; no allow-all egress"
+            f"nothing admitted from the internet (0.0.0.0/0, ::/0, public space) except tcp/udp "
+            f"{sorted(lb_ports)}; no allow-all egress unless declared"
         )
         scopes, gaps = serving_scopes(self, ctx, NEEDS)
         yield from gaps
+        net = internet(ctx)
         groups = {(g.target, g.record.group_id): g for g in ctx.facts.of(AwsSecurityGroup)}
         enis = ctx.facts.of(AwsNetworkInterface)
         for scope in scopes:
@@ -119,18 +124,32 @@ class SgDefaultDeny(Check):
             for group in chosen:
                 if group.record.name == "default":
                     continue  # T2-DEFAULT-SG-EMPTY
-                yield self._group(group, lb_ports, expected, why)
+                yield self._group(group, lb_ports, expected, why, ctx, net)
 
     def _group(
-        self, group: StoredFact[AwsSecurityGroup], lb_ports: set[int], expected: str, why: str
+        self,
+        group: StoredFact[AwsSecurityGroup],
+        lb_ports: set[int],
+        expected: str,
+        why: str,
+        ctx: CheckContext,
+        net: Internet,
     ) -> Finding:
         rec = group.record
-        bad = [x for x in (ingress_offense(r, lb_ports) for r in rec.ingress) if x]
-        bad += [x for x in (egress_offense(r) for r in rec.egress) if x]
+        bad = [x for x in (ingress_offense(r, lb_ports, net) for r in rec.ingress) if x]
+        open_egress = [x for x in (egress_offense(r) for r in rec.egress) if x]
+        accepted = ctx.intent.cloud.open_egress(rec.group_id, rec.tags) if open_egress else None
+        if accepted is None:
+            bad += open_egress
         if bad:
             return self.failed(rec.subject(), expected, "; ".join(bad), group, target=group.target)
+        egress = (
+            f"allow-all egress accepted as declared ({accepted.reason})"
+            if accepted is not None
+            else "no allow-all egress"
+        )
         found = (
             f"{len(rec.ingress)} ingress and {len(rec.egress)} egress rule(s), "
-            f"internet only on the load-balancer ports, no allow-all egress ({why})"
+            f"internet only on the load-balancer ports, {egress} ({why})"
         )
         return self.passed(rec.subject(), expected, found, group, target=group.target)

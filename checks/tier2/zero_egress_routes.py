@@ -6,8 +6,9 @@ gateway, a public NAT gateway, an egress-only internet gateway or a carrier gate
 destination; and its default route (0.0.0.0/0, ::/0), if any, goes to a transit gateway, a network
 interface or instance (an appliance), a VPC endpoint (Gateway Load Balancer / Network Firewall), a
 Cloud WAN core network or a VPN gateway: the declared egress path through the proxy or firewall, not
-the internet. A private NAT gateway does not reach the internet and is allowed. Where the transit
-gateway sends the traffic next is judged by the lateral-movement analysis, not here.
+the internet; or to a peering or VPN declared in `intent.cloud.attachments` as a frontend attachment (the
+egress or inspection VPC). A private NAT gateway does not reach the internet and is allowed. Where the
+transit gateway sends the traffic next is judged by the lateral-movement analysis, not here.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class ZeroEgressRoutes(Check):
                 bad = [
                     text
                     for r in table.record.routes
-                    if (text := _offense(r, gateways.get((table.target, r.target_id or "")))) is not None
+                    if (text := _offense(r, gateways.get((table.target, r.target_id or "")), ctx)) is not None
                 ]
                 where = f" (subnets {', '.join(subnets)})"
                 if bad:
@@ -86,14 +87,17 @@ class ZeroEgressRoutes(Check):
                     yield self.passed(table.record.subject(), EXPECTED, found, table, target=table.target)
 
 
-def _offense(route: AwsRoute, gateway: AwsGateway | None) -> str | None:
+def _offense(route: AwsRoute, gateway: AwsGateway | None, ctx: CheckContext) -> str | None:
     if route.state == "blackhole":
         return None
+    declared = ctx.intent.cloud.attachment_tier(route.target_id)
     text = f"{route.destination} -> {route.target_type} {route.target_id or ''}".rstrip()
     if route.target_type == "nat-gateway" and gateway is not None and not gateway.public:
         return None  # a private NAT gateway translates between private networks only
     if route.target_type in INTERNET:
         return f"{text} (direct internet path)"
+    if declared == Tier.FRONTEND:
+        return None  # the declared egress path (a peering or VPN into the egress VPC)
     if is_default_route(route.destination) and route.target_type not in EGRESS_PATHS:
         return f"{text} (default route not via a declared egress path)"
     return None

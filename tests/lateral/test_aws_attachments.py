@@ -1,0 +1,170 @@
+"""The AWS part of the lateral model with the cloud intent: attachments declared to a tier, transit
+gateway route tables whose routes are unknown, and "the internet" as the intent's public space."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auditor.config.models import Intent
+from auditor.facts import FactRecord, record_from_json
+from auditor.store.reader import StoredFact
+from checks.lateral.assemble import Scope, answer, build
+
+A = "111122223333/us-east-1"
+TIERS = {
+    "oob": {"cidrs": ["10.250.0.0/16"]},
+    "frontend": {"cidrs": ["10.20.0.0/16"], "aws": {"vpc_tags": {"tier": "frontend"}}},
+    "backend": {"cidrs": ["10.30.0.0/15"]},
+}
+BASE: list[dict[str, Any]] = [
+    {"kind": "aws_vpc", "vpc_id": "vpc-fe", "cidrs": ["10.20.0.0/16"], "tags": {"tier": "frontend"}},
+    {"kind": "aws_subnet", "subnet_id": "subnet-fe", "vpc_id": "vpc-fe", "cidr": "10.20.1.0/24"},
+    {
+        "kind": "aws_security_group",
+        "group_id": "sg-fe",
+        "name": "fe",
+        "vpc_id": "vpc-fe",
+        "egress": [{"protocol": "-1", "cidrs": ["0.0.0.0/0"]}],
+    },
+    {
+        "kind": "aws_tgw_attachment",
+        "attachment_id": "tgw-attach-fe",
+        "transit_gateway_id": "tgw-1",
+        "resource_type": "vpc",
+        "resource_id": "vpc-fe",
+        "state": "available",
+        "route_table_id": "tgw-rtb-1",
+    },
+    {
+        "kind": "aws_tgw_attachment",
+        "attachment_id": "tgw-attach-vpn",
+        "transit_gateway_id": "tgw-1",
+        "resource_type": "vpn",
+        "resource_id": "vpn-oob",
+        "state": "available",
+        "route_table_id": "tgw-rtb-1",
+    },
+]
+DEFAULT_TO_TGW = {
+    "kind": "aws_route_table",
+    "route_table_id": "rtb-fe",
+    "vpc_id": "vpc-fe",
+    "main": True,
+    "routes": [
+        {"destination": "10.20.0.0/16", "target_type": "local", "target_id": "local"},
+        {"destination": "0.0.0.0/0", "target_type": "transit-gateway", "target_id": "tgw-1"},
+    ],
+}
+TGW_DEFAULT_TO_VPN = {
+    "kind": "aws_tgw_route_table",
+    "route_table_id": "tgw-rtb-1",
+    "transit_gateway_id": "tgw-1",
+    "routes": [{"destination": "0.0.0.0/0", "attachment_ids": ["tgw-attach-vpn"]}],
+}
+
+
+def _reach(cloud: dict[str, Any], *raw: dict[str, Any]) -> dict[str, bool]:
+    intent = Intent.model_validate({"tiers": TIERS, "cloud": cloud})
+    facts: list[StoredFact[FactRecord]] = []
+    for i, item in enumerate(raw, start=1):
+        data = {"account": "111122223333", "region": "us-east-1", **item}
+        record = record_from_json(data.pop("kind"), data)
+        facts.append(StoredFact(i, record.kind, A, 1, "0" * 64, record))
+
+    def of(model: type[FactRecord]) -> list[StoredFact[FactRecord]]:
+        return [f for f in facts if isinstance(f.record, model)]
+
+    model = build(intent, of, Scope(aws=frozenset({A})))
+    return {f"{r.source.id} -> {r.tier.value}": bool(r.path) for r in answer(model)}
+
+
+def test_a_default_route_to_a_vpn_declared_oob_reaches_oob() -> None:
+    declared = {"attachments": [{"id": "vpn-oob", "tier": "oob"}]}
+    reach = _reach(declared, *BASE, DEFAULT_TO_TGW, TGW_DEFAULT_TO_VPN)
+    assert reach[f"{A}/subnet-fe -> oob"] is True
+    assert reach[f"{A}/subnet-fe -> backend"] is False
+    # the same by the attachment's id
+    by_attachment = {"attachments": [{"id": "tgw-attach-vpn", "tier": "oob"}]}
+    assert _reach(by_attachment, *BASE, DEFAULT_TO_TGW, TGW_DEFAULT_TO_VPN)[f"{A}/subnet-fe -> oob"] is True
+
+
+def test_undeclared_a_default_route_out_of_the_evidence_is_not_a_path() -> None:
+    reach = _reach({}, *BASE, DEFAULT_TO_TGW, TGW_DEFAULT_TO_VPN)
+    assert reach[f"{A}/subnet-fe -> oob"] is False
+    # an attachment declared frontend (the egress VPC) is not a tier-1/3 landing either
+    egress = {"attachments": [{"id": "vpn-oob", "tier": "frontend"}]}
+    assert _reach(egress, *BASE, DEFAULT_TO_TGW, TGW_DEFAULT_TO_VPN)[f"{A}/subnet-fe -> oob"] is False
+
+
+def test_a_route_to_a_vgw_whose_vpn_is_declared_reaches_the_tier() -> None:
+    to_vgw = {
+        **DEFAULT_TO_TGW,
+        "routes": [
+            {"destination": "10.20.0.0/16", "target_type": "local", "target_id": "local"},
+            {"destination": "172.16.0.0/12", "target_type": "vpn-gateway", "target_id": "vgw-1"},
+        ],
+    }
+    vpn = {
+        "kind": "aws_gateway",
+        "gateway_id": "vpn-bmc",
+        "gateway_type": "vpn-connection",
+        "via": "vgw-1",
+        "destinations": ["172.16.0.0/12"],
+    }
+    declared = {"attachments": [{"id": "vpn-bmc", "tier": "backend"}]}
+    assert _reach(declared, *BASE, to_vgw, vpn)[f"{A}/subnet-fe -> backend"] is True
+    assert _reach({}, *BASE, to_vgw, vpn)[f"{A}/subnet-fe -> backend"] is False
+
+
+def test_a_tgw_table_with_unknown_routes_is_not_walked() -> None:
+    specific = {
+        **DEFAULT_TO_TGW,
+        "routes": [
+            {"destination": "10.20.0.0/16", "target_type": "local", "target_id": "local"},
+            {"destination": "10.250.0.0/16", "target_type": "transit-gateway", "target_id": "tgw-1"},
+        ],
+    }
+    unknown = {**TGW_DEFAULT_TO_VPN, "routes": None}
+    # unknown routes: the walk leaves the evidence by a route specific to OOB space (an assumed landing)
+    assert _reach({}, *BASE, specific, unknown)[f"{A}/subnet-fe -> oob"] is True
+    # known routes that blackhole it: no path
+    blackhole = {**TGW_DEFAULT_TO_VPN, "routes": [{"destination": "10.250.0.0/16", "state": "blackhole"}]}
+    assert _reach({}, *BASE, specific, blackhole)[f"{A}/subnet-fe -> oob"] is False
+
+
+def _public_oob_subnet(source: str) -> list[dict[str, Any]]:
+    return [
+        {"kind": "aws_vpc", "vpc_id": "vpc-oob", "cidrs": ["10.250.0.0/16"]},
+        {"kind": "aws_subnet", "subnet_id": "subnet-bmc", "vpc_id": "vpc-oob", "cidr": "10.250.10.0/24"},
+        {
+            "kind": "aws_route_table",
+            "route_table_id": "rtb-oob",
+            "vpc_id": "vpc-oob",
+            "main": True,
+            "routes": [{"destination": "0.0.0.0/0", "target_type": "internet-gateway", "target_id": "igw-1"}],
+        },
+        {
+            "kind": "aws_security_group",
+            "group_id": "sg-bmc",
+            "name": "bmc",
+            "vpc_id": "vpc-oob",
+            "ingress": [{"protocol": "tcp", "from_port": 443, "to_port": 443, "cidrs": [source]}],
+        },
+    ]
+
+
+def test_the_internet_is_the_intents_public_space() -> None:
+    assert _reach({}, *_public_oob_subnet("0.0.0.0/0"))["internet -> oob"] is True
+    assert _reach({}, *_public_oob_subnet("10.0.0.0/8"))["internet -> oob"] is False
+    # documentation space is not the internet, unless the intent declares it an external stand-in
+    assert _reach({}, *_public_oob_subnet("203.0.113.0/24"))["internet -> oob"] is False
+    intent = Intent.model_validate({"tiers": TIERS, "addressing": {"external": ["203.0.113.0/24"]}})
+    facts: list[StoredFact[FactRecord]] = []
+    for i, item in enumerate(_public_oob_subnet("203.0.113.0/24"), start=1):
+        data = {"account": "111122223333", "region": "us-east-1", **item}
+        record = record_from_json(data.pop("kind"), data)
+        facts.append(StoredFact(i, record.kind, A, 1, "0" * 64, record))
+    model = build(intent, lambda m: [f for f in facts if isinstance(f.record, m)], Scope(aws=frozenset({A})))
+    assert {f"{r.source.id} -> {r.tier.value}": bool(r.path) for r in answer(model)}[
+        "internet -> oob"
+    ] is True
