@@ -1,6 +1,9 @@
 """Which backend ports face GPUs (edge), which face spines (uplink), which join switches (fabric).
 
 How a port of a backend device is told apart, first rule that applies:
+0. the port manifest (`intent.ports`, checks/tier3/_manifest.py): a port it gives to another tier is
+   "other" (not part of the RDMA fabric, judged by none of the lossless checks); a port it gives a role
+   is an edge port (gpu, storage, host), an uplink (uplink) or a fabric port (fabric);
 1. a port-channel member takes the class of its port-channel;
 2. LLDP (when collected): a neighbour that is a known switch (an audited device, or a name the intent's
    device globs claim, domain suffix ignored) makes the port an uplink when the neighbour is a spine
@@ -20,12 +23,14 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Literal
 
+from auditor.enums import Tier
 from auditor.facts import BgpNeighbor, Interface, LldpNeighbor
 from checks.base import CheckContext
 from checks.netutil import network
 from checks.tier3._common import DeviceInterfaces, addresses, is_leaf, is_spine
+from checks.tier3._manifest import Manifest
 
-PortKind = Literal["edge", "uplink", "fabric"]
+PortKind = Literal["edge", "uplink", "fabric", "other"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,9 @@ class Topology:
         return out
 
     def _own(self, device: str, role: str | None, intf: Interface, ifs: DeviceInterfaces) -> PortClass:
+        declared = self._declared(device, intf, ifs)
+        if declared is not None:
+            return declared
         names = [intf.name, *ifs.members.get(intf.name, [])]
         neighbours = [n for name in names for n in self.lldp.get((device, name), [])]
         if neighbours:
@@ -117,6 +125,17 @@ class Topology:
             mode = "switchport" if intf.switchport else "routed port without a fabric peer"
             return PortClass("edge", f"{mode} of a leaf: host-facing")
         return PortClass("fabric", f"port of a {role}")
+
+    def _declared(self, device: str, intf: Interface, ifs: DeviceInterfaces) -> PortClass | None:
+        entry = Manifest.of(self.ctx).entry(device, intf.name, ifs)
+        if entry is None:
+            return None
+        if entry.tier != Tier.BACKEND:
+            return PortClass("other", f"port manifest: tier {entry.tier.value}")
+        if entry.role is None:
+            return None
+        kind: PortKind = "edge" if entry.edge else "uplink" if entry.role == "uplink" else "fabric"
+        return PortClass(kind, f"port manifest: role {entry.role}")
 
     def _by_lldp(self, role: str | None, neighbours: list[LldpNeighbor]) -> PortClass:
         for n in neighbours:

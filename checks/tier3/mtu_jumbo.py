@@ -5,7 +5,10 @@ has an MTU of at least `intent.tiers.backend.min_mtu`. A port-channel member wit
 its port-channel's; an interface with no MTU configured runs the platform default (1500 on EOS and
 NX-OS routed interfaces) and fails. When LLDP neighbours were collected, both ends of each link between
 audited devices must have the same MTU (interface names compared with abbreviations folded:
-Ethernet1/1 = Et1/1).
+Ethernet1/1 = Et1/1). Platforms count the MTU differently (with or without the Ethernet header, the
+FCS and a VLAN tag: EOS `mtu 9214` and NX-OS `mtu 9216` carry the same packets), so two ends on
+different platforms agree when they differ by at most 22 bytes; on one platform they must be equal.
+A port the port manifest gives to another tier is not part of the backend fabric and is not judged.
 """
 
 from __future__ import annotations
@@ -19,9 +22,12 @@ from auditor.facts import Interface, LldpNeighbor
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.tier3._common import PORT_TYPES, Backend, DeviceInterfaces, backend_devices, interfaces_by_device
+from checks.tier3._manifest import Manifest
+from checks.vrf_names import VrfNames
 
 NEEDS = frozenset({FactKind.INTERFACE})
 DEFAULT_MTU = 1500
+HEADER_SLACK = 22  # Ethernet header (14) + FCS (4) + one 802.1Q tag (4)
 
 
 def canonical(name: str) -> str:
@@ -59,6 +65,7 @@ class BackendMtuJumbo(Check):
         yield from gaps
         names = {t.name for t in ready}
         by_device = interfaces_by_device(ctx, names)
+        manifest = Manifest.of(ctx)
         expected = f"mtu >= {minimum}"
         for name in sorted(names):
             ifs = by_device[name]
@@ -69,6 +76,9 @@ class BackendMtuJumbo(Check):
                 backend_svi = rec.type == "vlan" and backend.is_backend_vrf(name, rec.vrf, Tier.BACKEND)
                 if not rec.enabled or not (rec.type in PORT_TYPES or backend_svi):
                     continue
+                entry = manifest.entry(name, rec.name, ifs)
+                if entry is not None and entry.tier != Tier.BACKEND:
+                    continue  # declared to another tier: not part of the RDMA fabric
                 judged.append(i)
                 mtu = effective_mtu(rec, ifs)
                 if mtu is None or mtu < minimum:
@@ -90,6 +100,7 @@ class BackendMtuJumbo(Check):
             for name, i in ifs.by_name.items():
                 index[device][canonical(name)] = i
         seen: set[frozenset[tuple[str, str]]] = set()
+        platforms = VrfNames.of(ctx).platforms
         for n in ctx.facts.of(LldpNeighbor):
             rec = n.record
             peer = rec.neighbor if rec.neighbor in index else rec.neighbor.split(".")[0]
@@ -105,9 +116,20 @@ class BackendMtuJumbo(Check):
             seen.add(link)
             a = effective_mtu(ours.record, by_device[n.target])
             b = effective_mtu(theirs.record, by_device[peer])
-            expected = "the same MTU at both ends of the link"
+            ours_on, theirs_on = platforms.get(n.target), platforms.get(peer)
+            slack = 0 if ours_on and ours_on == theirs_on else HEADER_SLACK
+            expected = "the same MTU at both ends of the link" + (
+                f" (within {slack} bytes: the platforms count headers differently)" if slack else ""
+            )
             found = f"{ours.record.subject()} mtu {a}, {theirs.record.subject()} mtu {b}"
-            if a != b:
+            if _differ(a, b, slack):
                 yield self.failed(rec.subject(), expected, found, n, ours, theirs, target=n.target)
             else:
                 yield self.passed(rec.subject(), expected, found, n, ours, theirs, target=n.target)
+
+
+def _differ(a: int | None, b: int | None, slack: int) -> bool:
+    """Two ends disagree; an unset MTU is the platform default on both (and fails the port check)."""
+    if a is None or b is None:
+        return a != b
+    return abs(a - b) > slack

@@ -60,8 +60,9 @@ class _Rules:
         return out
 
     def tier_declares_vlans(self, tier: Tier) -> bool:
+        """Whether the tier declares VLAN ranges (manifest VLANs name some of its VLANs, not all)."""
         intent = self.ctx.intent.tiers.get(tier)
-        return bool(intent and intent.vlans) or (tier == Tier.BACKEND and bool(self.manifest.backend_vlans))
+        return bool(intent and intent.vlans)
 
 
 class BackendPortSegregation(Check):
@@ -215,7 +216,7 @@ def _judge_entry(
     if foreign:
         return f"carries vlan {_ranges(foreign)} of another tier (port manifest: tier {tier})"
     if not rules.tier_declares_vlans(entry.tier):
-        return _UNKNOWN if vlans else None
+        return None if all(entry.tier in rules.vlan_tiers(v) for v in vlans) else _UNKNOWN
     outside = [v for v in vlans if entry.tier not in rules.vlan_tiers(v)]
     return f"carries vlan {_ranges(outside)} outside tier {tier}'s VLANs (port manifest)" if outside else None
 

@@ -32,6 +32,8 @@ from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.route_targets import Flow, RouteTargetGraph, VrfNode, bounded
 from checks.tier3._common import Backend, backend_devices, unique
+from checks.tier3._tenant_ports import NEEDS as PORT_NEEDS
+from checks.tier3._tenant_ports import tenant_port_findings
 from checks.tier3.no_route_leak import route_targets
 
 NEEDS = frozenset({FactKind.VRF, FactKind.VXLAN_VNI})
@@ -47,7 +49,7 @@ class BackendTenantIsolation(Check):
         title="Backend tenants isolated: own L3 VNI and route-targets, own InfiniBand partition",
         tier=Tier.BACKEND,
         severity=Severity.CRITICAL,
-        needs=NEEDS | IB_NEEDS,
+        needs=NEEDS | IB_NEEDS | PORT_NEEDS,
         rationale=(
             "Tenants sharing a GPU fabric must not reach each other's memory over RDMA. On EVPN/VXLAN that "
             "rests on one L3 VNI and one set of route-targets per tenant VRF; on InfiniBand on one "
@@ -66,6 +68,7 @@ class BackendTenantIsolation(Check):
         ready, gaps = self.split_assessable(ctx, backend_devices(ctx), NEEDS)
         yield from gaps
         yield from self._evpn(ctx, backend, {t.name for t in ready})
+        yield from tenant_port_findings(self, ctx, backend_devices(ctx))
         fabrics = [
             t
             for t in ctx.targets
