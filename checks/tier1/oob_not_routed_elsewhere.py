@@ -1,7 +1,8 @@
 """T1-OOB-NOT-ROUTED-ELSEWHERE: OOB management space is routed only inside the OOB network.
 
 Devices: no route to, and no interface address in, OOB space in a VRF other than the management VRFs
-(OOB-tier devices are the OOB network and are not judged here). AWS: no VPC route table outside the
+(OOB-tier devices are the OOB network and are not judged here). OOB space is the declared CIDRs and
+those of the AWS VPCs and subnets tagged as OOB. AWS: no VPC route table outside the
 OOB VPCs (`intent.tiers.oob.aws.vpc_tags`) routes OOB space; and a transit gateway route table that is
 associated with any attachment other than an OOB VPC's holds no active route to OOB space (TGW tables
 are judged when they were collected; an account without transit gateways has none). Host routes to
@@ -62,7 +63,7 @@ class OobNotRoutedElsewhere(Check):
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         oob = ctx.intent.tiers.oob
         assert isinstance(oob, OobTier)
-        oob_nets = oob.networks()
+        oob_nets = list(Oob.of(ctx).nets)  # the declared CIDRs and the CIDRs of AWS VPCs/subnets tagged OOB
         if not oob_nets:
             yield self.not_assessed(
                 "OOB CIDRs", "the intent names no OOB CIDR; declare intent.tiers.oob.cidrs"
