@@ -189,6 +189,9 @@ _TACPLUS_BLOCK = _block(r"tacplus-server\b[^{\n]*\{", Scope.BRACE)
 _JUNOS_RADIUS_BLOCK = _block(r"radius-server\b[^{\n]*\{", Scope.BRACE)
 _NEIGHBOR_BLOCK = _block(r"(?:neighbor|template[ \t]+peer(?:-session)?)[ \t]+\S+", Scope.INDENT)
 _JUNOS_SNMP_BLOCK = _block(r"snmp[ \t]*\{", Scope.BRACE)
+_MACSEC_PROFILE_BLOCK = _block(r"profile[ \t]+\S+", Scope.INDENT)
+_MACSEC_CHAIN_BLOCK = _block(r"key chain[ \t]+\S+[ \t]+macsec\b", Scope.INDENT)
+_JUNOS_PSK_BLOCK = _block(r"pre-shared-key[ \t]*\{", Scope.BRACE)
 _HSRP_VRRP_PREFIX = rf"(?:(?:standby|vrrp){SP}\d+{SP}(?:peer{SP})?)?"
 _PLAIN_AUTH = r"(?!(?:md5|ietf-md5|text|key-chain|sha\S*)\b)"  # `standby 1 authentication <plain>`
 _KEY_ID = rf"key-id{SP}\d+{SP}algorithm{SP}\S+(?:{SP}rfc-5310)?{SP}key{SP}"
@@ -417,6 +420,49 @@ RULES: tuple[Rule, ...] = (
             ),
         ),
     ),
+    Rule(
+        # MACsec: the CAK is the key, the CKN names it (and both are needed to join the association).
+        "macsec-key",
+        (
+            # EOS `mac security / profile P / key <ckn> 7 <cak>`
+            _p(
+                rf"key{SP}(?P<v1>[0-9A-Fa-f]{{2,64}}){SP}(?:[0-9]{SP})?{tok('2')}",
+                "key",
+                Anchor.LINE,
+                block=_MACSEC_PROFILE_BLOCK,
+            ),
+            # NX-OS/IOS `key chain K macsec / key <ckn> / key-octet-string 7 <cak>`
+            _p(
+                rf"key{SP}(?P<v>[0-9A-Fa-f]{{2,64}})(?=[ \t\r]*(?:\n|$))",
+                "macsec",
+                Anchor.LINE,
+                block=_MACSEC_CHAIN_BLOCK,
+            ),
+            _p(rf"key-octet-string{SP}{TYPE}{tok()}", "key-octet-string"),
+            # Junos `pre-shared-key { ckn <hex>; cak "$9$..."; }`
+            _p(rf"(?:ckn|cak){SP}{qv()}", "ck", Anchor.LINE, block=_JUNOS_PSK_BLOCK),
+        ),
+    ),
+    Rule(
+        # EOS `session shared-key 7 x`, `pim ipv4 hello-authentication shared-key 7 x`, IPsec `shared-key 7 x`.
+        "shared-key",
+        (_p(rf"shared-key{SP}{TYPE}{rest()}", "shared-key", reject_prefix=_PROSE_PREFIX),),
+    ),
+    Rule(
+        # RADIUS dynamic authorization (CoA) clients: `client 10.0.0.5 server-key 7 x`.
+        "server-key",
+        (_p(rf"server-key{SP}{TYPE}{rest()}", "server-key", reject_prefix=_PROSE_PREFIX),),
+    ),
+    Rule(
+        "pim-hello-auth",
+        (
+            _p(
+                rf"ip{SP}pim{SP}hello-authentication{SP}ah-md5{SP}{TYPE}{tok()}",
+                "hello-authentication",
+                Anchor.LINE,
+            ),
+        ),
+    ),
     Rule("ftp-password", (_p(rf"ip{SP}ftp{SP}password{SP}{TYPE}{rest()}", "ftp", Anchor.LINE),)),
     Rule("isakmp-key", (_p(rf"crypto{SP}isakmp{SP}key{SP}{TYPE}{tok()}", "isakmp", Anchor.LINE),)),
     Rule(
@@ -424,7 +470,7 @@ RULES: tuple[Rule, ...] = (
         (
             _p(
                 rf"pre-shared-key{SP}(?:(?:address|hostname){SP}\S+(?:{SP}(?!key\b)\S+)?{SP}key{SP}"
-                rf"|(?:local|remote|ascii-text|hexadecimal){SP})?{TYPE}{qv()}",
+                rf"|(?:local|remote|ascii-text|hexadecimal){SP})?{TYPE}(?![{{;])(?=\S){qv()}",
                 "pre-share",
             ),
             _p(rf"pre-share{SP}key{SP}{TYPE}{tok()}", "pre-share"),

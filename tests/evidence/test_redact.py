@@ -19,7 +19,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from auditor.evidence.redact import REDACTED, RedactingFilter, Redaction, RedactionRefused, redact, redact_text
+from auditor.evidence.redact import (
+    REDACTED,
+    RedactingFilter,
+    Redaction,
+    RedactionRefused,
+    redact,
+    redact_text,
+)
 from auditor.evidence.redact_rules import RULE_NAMES
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "redaction"
@@ -346,6 +353,26 @@ CASES: list[tuple[str, str, str | tuple[str, ...]]] = [
     ("bgp-password", " neighbor 10.1.1.1 password my bgp words", "my bgp words"),
     ("generic-password", "line vty 0 4\n password my line words", "my line words"),
     ("generic-password", "    password plain-junos;", "plain-junos"),
+    # issue 11: MACsec CAK/CKN, shared keys, CoA server keys, PIM hello authentication
+    (
+        "macsec-key",
+        "mac security\n   profile P1\n      cipher aes256-gcm-xpn\n      key 0ec5c4a1b2 7 CakSecret01",
+        ("0ec5c4a1b2", "CakSecret01"),
+    ),
+    (
+        "macsec-key",
+        "key chain KC macsec\n  key 0123abcd\n    key-octet-string 7 CakOctets01 cryptographic-algorithm AES_256_CMAC",
+        ("0123abcd", "CakOctets01"),
+    ),
+    (
+        "macsec-key",
+        'pre-shared-key {\n    ckn 0abc0def01;\n    cak "$9$CakJunos01";\n}',
+        ("0abc0def01", "$9$CakJunos01"),
+    ),
+    ("shared-key", "management security\n   session shared-key 7 SessionShared01", "SessionShared01"),
+    ("shared-key", "   pim ipv4 hello-authentication shared-key 7 PimShared01", "PimShared01"),
+    ("server-key", "   client 10.250.0.5 vrf MGMT server-key 7 CoaServerKey01", "CoaServerKey01"),
+    ("pim-hello-auth", "  ip pim hello-authentication ah-md5 3 PimHello01", "PimHello01"),
 ]
 
 
@@ -576,13 +603,18 @@ def test_flow_log_text_is_redacted_like_any_capture() -> None:
     """A file classified as a flow log is no longer passed through: a garbled line can hold anything."""
     line = b"2 123456789012 eni-1 10.0.0.1 10.0.0.2 22 5000 6 1 40 1 2 ACCEPT OK password hunter2\n"
     assert redact(line, "aws.flowlog").content == line.replace(b"hunter2", b"<redacted>")
-    record = b"2 123456789012 eni-0a1b2c3d 10.0.0.1 10.0.0.2 443 51000 6 10 840 1700000000 1700000060 ACCEPT OK\n"
+    record = (
+        b"2 123456789012 eni-0a1b2c3d 10.0.0.1 10.0.0.2 443 51000 6 10 840 1700000000 1700000060 ACCEPT OK\n"
+    )
     assert redact(record, "aws.flowlog") == Redaction(content=record, count=0, kinds={})
 
 
 @pytest.mark.parametrize(
     "content",
-    [gzip.compress(b"2 1 eni-1 10.0.0.1 10.0.0.2 22 5000 6 1 40 1 2 ACCEPT OK\n"), b"PAR1" + b"\x00\x01" + b"PAR1"],
+    [
+        gzip.compress(b"2 1 eni-1 10.0.0.1 10.0.0.2 22 5000 6 1 40 1 2 ACCEPT OK\n"),
+        b"PAR1" + b"\x00\x01" + b"PAR1",
+    ],
     ids=["gzip-magic", "parquet-magic"],
 )
 def test_binary_formats_without_secrets_pass_through(content: bytes) -> None:
