@@ -44,7 +44,7 @@ from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 __all__ = ["SCANNER_RULES", "ScanHit", "entropy", "is_secret_name", "scan"]
 
-PLACEHOLDER = "<redacted>"
+REDACTED = PLACEHOLDER = "<redacted>"
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from auditor.config.models import AuditConfig
 from auditor.enums import RunStatus, Status, TargetKind, TargetStatus
 from auditor.errors import ConfigError
 from auditor.evidence.chain import canonical_json
+from auditor.evidence.redact_config import redact_config
 from auditor.evidence.signing import pinned_key, signer_for
 from auditor.normalize import normalizer_registry
 from auditor.pipeline.checking import evaluate_run, exit_code, to_rows
@@ -39,8 +40,10 @@ class AuditOutcome:
 
 
 def config_snapshot(config: AuditConfig) -> tuple[dict[str, object], str]:
-    """The validated config as stored with the run (it holds references, never secrets) and its hash."""
-    data = config.model_dump(mode="json")
+    """The validated config as stored with the run (it holds references, never secrets) and its hash.
+
+    Redacted all the same: a password in the `store:` URL or a token pasted into a field stays out."""
+    data = redact_config(config.model_dump(mode="json"))
     return data, hashlib.sha256(canonical_json(data)).hexdigest()
 
 
