@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import random
 
-from checks.netutil import SPECIAL_NETWORKS, Network, address, inside, is_public, network, overlapping, span
+from checks.netutil import Network, address, inside, network, overlapping, span
 
 
 def _random_prefix(rng: random.Random) -> str:
@@ -38,11 +38,6 @@ def test_span_comparisons_agree_with_ipaddress() -> None:
         nets = [n for n in (network(_random_prefix(rng)) for _ in range(rng.randrange(4))) if n is not None]
         assert inside(prefix, nets) == _naive_inside(prefix, nets)
         assert overlapping(prefix, nets) == _naive_overlapping(prefix, nets)
-        net = network(prefix)
-        public = (
-            net is not None and net.prefixlen > 0 and _naive_inside(prefix, list(SPECIAL_NETWORKS)) is None
-        )
-        assert is_public(prefix) == public
 
 
 def test_span() -> None:
@@ -50,13 +45,10 @@ def test_span() -> None:
     assert span(ipaddress.ip_network("::/0")) == (0, 2**128 - 1)
 
 
-def test_cached_parse_and_public() -> None:
+def test_cached_parse() -> None:
     assert network("10.0.0.1/31") == ipaddress.ip_network("10.0.0.0/31")
     assert network("10.0.0.1/31") is network("10.0.0.1/31")
     assert network("not an address") is None
-    assert is_public("8.8.8.0/24") and is_public("0.0.0.0/1")
-    assert not is_public("10.1.0.0/16") and not is_public("0.0.0.0/0") and not is_public("junk")
-    assert is_public("2600::/16") and not is_public("fd00::1/128")
 
 
 def _ipaddress_network(text: str) -> Network | None:
@@ -127,8 +119,8 @@ def test_a_check_run_leaves_no_parsed_text_behind() -> None:
     from checks.base import CheckContext, FactView, check_registry
     from checks.runner import run_checks
 
-    network("10.9.8.0/24"), address("10.9.8.7"), is_public("8.8.8.8/32")
+    network("10.9.8.0/24"), address("10.9.8.7")
     assert network.cache_info().currsize > 0
     ctx = CheckContext(intent=Intent.model_validate({}), facts=FactView([]))
     run_checks(ctx, [c for _, c in check_registry().items()])
-    assert [f.cache_info().currsize for f in (network, address, is_public)] == [0, 0, 0]
+    assert [f.cache_info().currsize for f in (network, address)] == [0, 0]
