@@ -182,7 +182,7 @@ def _port_ranges(value: object) -> list[tuple[int, int]]:
     return out
 
 
-_AWS_ID = re.compile(r"^(tgw|igw|nat|eigw|vgw|eni|i|pcx|cagw|lgw|vpce)-[0-9a-f]+$")
+_AWS_ID = re.compile(r"^(tgw|tgw-attach|igw|nat|eigw|vgw|eni|i|pcx|cagw|lgw|vpce)-[0-9a-f]+$")
 
 
 def _gateway(value: object) -> str:

@@ -111,7 +111,7 @@ def judge_route(
     if route.target_type in INTERNET_TARGETS or target_id.startswith(INTERNET_PREFIXES):
         return RouteVerdict(f"{where}: to the internet")
     if route.target_type == "transit-gateway" or target_id.startswith("tgw-"):
-        return _through_tgw(ctx, space, table, target_id, where)
+        return _through_tgw(ctx, oob, space, table, target_id, where)
     if default:
         return RouteVerdict(f"{where}: not a declared OOB gateway (intent.tiers.oob.gateways)")
     return RouteVerdict(f"{where}: public space through a gateway that is not declared")
@@ -129,7 +129,7 @@ def _eni_addresses(ctx: CheckContext, target: str, eni_id: str) -> list[str]:
 
 
 def _through_tgw(
-    ctx: CheckContext, space: AddressSpace, table: StoredFact[AwsRouteTable], tgw: str, where: str
+    ctx: CheckContext, oob: Oob, space: AddressSpace, table: StoredFact[AwsRouteTable], tgw: str, where: str
 ) -> RouteVerdict:
     vpc = table.record.vpc_id
     attachments = [
@@ -147,7 +147,7 @@ def _through_tgw(
         if tgw_table is None or tgw_table.record.routes is None:
             continue
         for r in tgw_table.record.routes:
-            onward = [x for x in r.attachment_ids if x != a.record.attachment_id]
+            onward = [x for x in r.attachment_ids if x != a.record.attachment_id and x not in oob.gateway_ids]
             if (
                 r.state != "blackhole"
                 and onward
@@ -155,7 +155,7 @@ def _through_tgw(
             ):
                 text = (
                     f"{where}: transit gateway route table {rt_id} sends {r.destination} onward to "
-                    f"{', '.join(onward)} (towards the internet)"
+                    f"{', '.join(onward)}: out of the OOB network (not a declared OOB gateway)"
                 )
                 return RouteVerdict(text, (a, tgw_table))
         return RouteVerdict("", (a, tgw_table))  # the transit gateway keeps it inside: fine
