@@ -65,6 +65,7 @@ class DeviceNetwork:
             if b.record.attach_point == "interface":
                 self.bindings[(b.record.device, b.record.name, b.record.direction)] = b
         vrf_facts = {(v.record.device, v.record.name): v for v in facts.vrfs}
+        platforms = {d.record.device: d.record.platform for d in facts.devices}
         for i in facts.interfaces:
             rec = i.record
             if not rec.enabled:
@@ -89,7 +90,8 @@ class DeviceNetwork:
             table.sort(key=lambda t: -t[0])  # longest prefix first; connected before static on ties
             v.table = table
             addresses = union_all(subnet for subnet, _, _ in v.connected)  # one merge, not one per subnet
-            tier = self._tier(device_tiers.get(v.device), v.vrf, addresses)
+            declared = ctx.intent.canonical_vrf(v.vrf, v.device, platforms.get(v.device))  # aliases
+            tier = self._tier(device_tiers.get(v.device), declared, addresses)
             evidence: list[object] = [f for _, _, f in v.connected]
             if (v.device, v.vrf) in vrf_facts:
                 evidence.insert(0, vrf_facts[(v.device, v.vrf)])

@@ -24,6 +24,7 @@ from auditor.store.reader import StoredFact
 from checks.base import CheckContext, TargetView
 from checks.netutil import Network, address, inside, network, networks_of
 from checks.oob_services import OobServices
+from checks.vrf_names import VrfNames
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class Oob:
     services: OobServices = field(default_factory=OobServices)
     gateway_nets: tuple[Network, ...] = ()
     gateway_ids: frozenset[str] = frozenset()
+    names: VrfNames | None = None  # device VRF spellings -> declared names (intent.vrf_aliases)
 
     @classmethod
     def of(cls, ctx: CheckContext) -> Oob:
@@ -60,6 +62,7 @@ class Oob:
             OobServices.of(ctx.intent),
             tuple(networks_of(gateways)),
             frozenset(g for g in oob.gateways if network(g) is None),
+            VrfNames.of(ctx),
         )
 
     def is_gateway(self, next_hop: str | None) -> bool:
@@ -70,7 +73,10 @@ class Oob:
             return True
         return address(next_hop) is not None and inside(next_hop, self.gateway_nets) is not None
 
-    def is_mgmt_vrf(self, vrf: str, device_tier: Tier | None) -> bool:
+    def is_mgmt_vrf(self, vrf: str, device_tier: Tier | None, device: str | None = None) -> bool:
+        """`vrf` as `device` spells it (aliases made canonical when the device is given)."""
+        if device is not None and self.names is not None:
+            vrf = self.names.canonical(device, vrf)
         return vrf in self.vrfs or (vrf == "default" and device_tier == Tier.OOB)
 
     def in_oob(self, prefix: str) -> bool:

@@ -48,7 +48,7 @@ def oob_leaks(ctx: CheckContext, oob: Oob, names: set[str]) -> list[Leak]:
     vrfs = [v for v in ctx.facts.of(Vrf) if v.target in names]
 
     def mgmt(v: StoredFact[Vrf]) -> bool:
-        return oob.is_mgmt_vrf(v.record.name, tiers.get(v.target))
+        return oob.is_mgmt_vrf(v.record.name, tiers.get(v.target), v.target)
 
     neighbours: dict[tuple[str, str], list[StoredFact[BgpNeighbor]]] = defaultdict(list)
     for n in ctx.facts.of(BgpNeighbor):
@@ -56,7 +56,7 @@ def oob_leaks(ctx: CheckContext, oob: Oob, names: set[str]) -> list[Leak]:
             neighbours[(n.target, n.record.vrf)].append(n)
     importers: dict[str, list[StoredFact[Vrf]]] = defaultdict(list)
     for v in ctx.facts.of(Vrf):  # every device of the run imports: the graph is fabric-wide
-        if not oob.is_mgmt_vrf(v.record.name, tiers.get(v.target)):
+        if not oob.is_mgmt_vrf(v.record.name, tiers.get(v.target), v.target):
             for rt in v.record.route_targets_import:
                 importers[rt].append(v)
     out: list[Leak] = []

@@ -79,7 +79,7 @@ class MgmtPlaneInOobVrf(Check):
             notes: list[str] = []
             for s in by_device[name]:
                 rec = s.record
-                if oob.is_mgmt_vrf(rec.vrf, tiers[name]):
+                if oob.is_mgmt_vrf(rec.vrf, tiers[name], name):
                     notes.append(f"{rec.service} in {rec.vrf}")
                     continue
                 if rec.vrf == "*":

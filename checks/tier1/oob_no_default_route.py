@@ -56,7 +56,9 @@ class OobNoDefaultRoute(Check):
         tiers = {t.name: t.tier for t in ready}
 
         def in_scope(target: str, vrf: str) -> bool:
-            return target in tiers and (tiers[target] == Tier.OOB or oob.is_mgmt_vrf(vrf, tiers[target]))
+            return target in tiers and (
+                tiers[target] == Tier.OOB or oob.is_mgmt_vrf(vrf, tiers[target], target)
+            )
 
         vrfs: dict[tuple[str, str], StoredFact[Vrf]] = {}
         for v in ctx.facts.of(Vrf):
