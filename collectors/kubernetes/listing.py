@@ -15,7 +15,13 @@ from typing import Any, Literal
 
 from auditor.normalize import Problem
 from collectors.kubernetes.catalog import ApiResource, Choice
-from collectors.kubernetes.session import PERMISSIONS_HINT, ApiStatusError, KubeSession, request_line
+from collectors.kubernetes.session import (
+    PERMISSIONS_HINT,
+    TIMEOUT,
+    ApiStatusError,
+    KubeSession,
+    request_line,
+)
 
 Outcome = Literal["complete", "absent", "forbidden", "failed"]
 MAX_RESTARTS = 2
@@ -105,7 +111,12 @@ def discover(session: KubeSession, wanted: list[str], sink: list[Page]) -> tuple
 
 def _discovery_problem(session: KubeSession, exc: ApiStatusError) -> Problem:
     status = exc.status
-    what = "forbidden" if status.code == 403 else f"{status.code} {status.reason}"
+    if status.code == 403:
+        what = "forbidden"
+    elif status.code == 0:
+        what = f"{'timed out' if status.reason == TIMEOUT else 'cut off'}: {status.message}"
+    else:
+        what = f"{status.code} {status.reason}"
     return Problem(
         session.origin,
         f"API discovery failed ({what}: {exc.request}); every list is tried instead",
@@ -183,6 +194,12 @@ def _failed(session: KubeSession, resource: ApiResource, exc: ApiStatusError, re
             f"{restarts + 1} time(s); the list changed faster than it could be paged"
         )
         hint = "re-run the audit; the pages read are kept but this kind is not counted as looked at"
+        return Listed("failed", resource, Problem(session.origin, message, hint=hint))
+    if status.code == 0:  # no (whole) answer: timed out or dropped; the API server itself was reachable
+        attempts = f" ({session.settings.retries + 1} attempts)" if session.settings.retries else ""
+        cause = "timed out" if status.reason == TIMEOUT else "was cut off"
+        message = f"list {resource.qualified} {cause}: {status.message}{attempts}"
+        hint = "the rest of the cluster was collected; re-run, or raise collection.command_timeout"
         return Listed("failed", resource, Problem(session.origin, message, hint=hint))
     message = f"list {resource.qualified} failed: {status.code} {status.reason}: {status.message}".rstrip(
         ": "

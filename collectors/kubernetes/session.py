@@ -2,8 +2,10 @@
 
 Credentials come from the kubeconfig (token, client certificate, exec plugin) at collection time and
 stay inside the client; nothing here stores, logs or prints them. TLS is verified with the kubeconfig's
-CA; a context that turns verification off is refused. Transient failures (connection, 429, 5xx) are
-retried with backoff; an authentication failure never is.
+CA; a context that turns verification off is refused. Transient failures (connection, timeouts, 429,
+5xx) are retried with backoff; an authentication failure never is. A request that still fails is that
+request's failure (ApiStatusError: forbidden, timed out, dropped), so the caller goes on with the next
+list; only a cluster that cannot be talked to at all (unreachable, TLS, credentials) ends the target.
 """
 
 from __future__ import annotations
@@ -115,7 +117,12 @@ class KubeSession:
             except urllib3.exceptions.SSLError as exc:
                 raise self._tls_failure(str(exc)) from None
             except urllib3.exceptions.HTTPError as exc:
-                if attempt >= self.settings.retries:
+                cut = _cut_short(exc, self.settings.read_timeout)
+                if cut is not None and attempt >= self.settings.retries:
+                    # The server took the request and then did not answer in time (or dropped the
+                    # answer): this request failed, not the cluster. The caller names the resource.
+                    raise ApiStatusError(line, cut) from None
+                if cut is None and attempt >= self.settings.retries:
                     raise CollectionError(
                         f"cannot reach the API server {self.server} ({type(exc).__name__}: {_short(exc)})",
                         target=self.settings.cluster,
@@ -211,6 +218,23 @@ def _status(exc: ApiException) -> ApiStatus:
         )
     text = body.strip()[:200] if isinstance(body, str) else ""
     return ApiStatus(code=code, reason=str(exc.reason or ""), message=text)
+
+
+TIMEOUT = "Timeout"
+DROPPED = "ConnectionDropped"
+
+
+def _cut_short(exc: urllib3.exceptions.HTTPError, read_timeout: float) -> ApiStatus | None:
+    """An ApiStatus (code 0) when a request reached the server but got no (whole) answer: a read timeout
+    or a connection dropped mid-answer. None when the server could not be reached at all."""
+    reason = exc.reason if isinstance(exc, urllib3.exceptions.MaxRetryError) else exc
+    if isinstance(reason, urllib3.exceptions.ReadTimeoutError):
+        return ApiStatus(0, TIMEOUT, f"no answer within {read_timeout:g}s (collection.command_timeout)")
+    if isinstance(reason, urllib3.exceptions.ProtocolError):
+        return ApiStatus(
+            0, DROPPED, f"the connection was dropped before the answer was complete ({_short(reason)})"
+        )
+    return None
 
 
 def _retry_after(exc: ApiException) -> float | None:

@@ -4,7 +4,8 @@ API discovery, and list responses in the real shape, paged with `limit`/`continu
 It answers like kube-apiserver does: `XList` objects with `metadata.resourceVersion`, `continue` and
 `remainingItemCount`; items of built-in types without `kind`/`apiVersion` (typed lists), items of custom
 resources with them; errors as `Status` objects (401 Unauthorized, 403 Forbidden with the RBAC wording,
-404 NotFound, 405 MethodNotAllowed, 410 Expired with an inconsistent-continue token, 503). Every request
+404 NotFound, 405 MethodNotAllowed, 410 Expired with an inconsistent-continue token, 503), and lists that
+answer late (`delay`, to time a client out). Every request
 is logged (method, path, query) so tests can see exactly what a client sent.
 """
 
@@ -16,6 +17,7 @@ import json
 import ssl
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -84,6 +86,7 @@ class ApiServer:
         self.expire: dict[str, int] = {}  # qualified -> continue tokens to refuse with 410 (-1: all)
         self.unavailable: dict[str, int] = {}  # qualified -> requests to answer 503
         self.forbidden_discovery = False  # an identity without the system:discovery binding
+        self.delay: dict[str, float] = {}  # qualified resource -> seconds before each list answer
         self.resource_version = 1000
         self.log: list[Logged] = []
         self._lock = threading.Lock()
@@ -137,6 +140,9 @@ class ApiServer:
         parts = urlsplit(raw_path)
         path = parts.path.rstrip("/") or "/"
         query = parse_qs(parts.query)
+        served = self.resources.get(path)
+        if served is not None and self.delay.get(served.qualified):
+            time.sleep(self.delay[served.qualified])  # a slow (or stuck) list; other requests go on
         with self._lock:
             code, body = self._answer(method, path, query, authorization)
             self.log.append(Logged(method, path, query, code, user_agent))
@@ -300,11 +306,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.command, self.path, self.headers.get("Authorization"), self.headers.get("User-Agent", "")
         )
         data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:  # the client gave up waiting (a delayed list): nothing to answer
+            self.close_connection = True
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
