@@ -20,6 +20,7 @@ from auditor.config.models import Intent
 from auditor.facts import Interface
 from auditor.store.reader import StoredFact
 from checks.base import CheckContext
+from checks.vrf_names import VrfNames
 
 _BY_NAME = re.compile(r"(?i)^(management|mgmt|ma)\s*\d+(/\d+)*$")
 _LINUX_MGMT = re.compile(r"(?i)^eth\d+$")
@@ -58,6 +59,7 @@ class MgmtPorts:
         oob = ctx.intent.tiers.oob
         self.mgmt_vrfs = set(oob.vrfs) if oob is not None else set()
         self.platforms = {t.name: t.platform for t in ctx.targets if t.kind == "device"}
+        self.names = VrfNames.of(ctx)
         self.interfaces: dict[tuple[str, str], Interface] = {}
         for i in ctx.facts.of(Interface):
             self.interfaces[(i.target, i.record.name)] = i.record
@@ -73,7 +75,7 @@ class MgmtPorts:
         return is_mgmt_port(
             name,
             platform=self.platforms.get(device),
-            vrf=record_or_none.vrf if record_or_none else None,
+            vrf=self.names.canonical(device, record_or_none.vrf) if record_or_none else None,
             kind=record_or_none.type if record_or_none else None,
             mgmt_vrfs=self.mgmt_vrfs,
             switch=True,

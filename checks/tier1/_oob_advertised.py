@@ -60,7 +60,10 @@ def oob_leaks(ctx: CheckContext, oob: Oob, names: set[str]) -> list[Leak]:
             for rt in v.record.route_targets_import:
                 importers[rt].append(v)
     out: list[Leak] = []
-    mgmt_names = sorted(oob.vrfs)
+    spellings: dict[str, set[str]] = defaultdict(set)  # device -> how it spells its management VRFs
+    for v in vrfs:
+        if mgmt(v):
+            spellings[v.target].add(v.record.name)
     for v in vrfs:
         leak = Leak(v, facts=[v])
         if mgmt(v):
@@ -71,7 +74,8 @@ def oob_leaks(ctx: CheckContext, oob: Oob, names: set[str]) -> list[Leak]:
                     leak.facts.append(other)
         else:
             for text in v.record.leaks:
-                if any(re.search(rf"(?<![\w-]){re.escape(m)}(?![\w-])", text) for m in mgmt_names):
+                names_here = sorted(spellings[v.target] | set(oob.vrfs))
+                if any(re.search(rf"(?<![\w-]){re.escape(m)}(?![\w-])", text) for m in names_here):
                     leak.problems.append(f"leaks routes from a management VRF: `{text}`")
         if leak.problems or leak.unknown or mgmt(v):
             out.append(leak)

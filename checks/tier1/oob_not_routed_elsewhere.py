@@ -85,6 +85,11 @@ class OobNotRoutedElsewhere(Check):
         )
         yield from self._advertised(ctx, {t.name for t in devices})
 
+    @staticmethod
+    def _mgmt(ctx: CheckContext, target: str, vrf: str) -> bool:
+        """A management VRF as this device spells it (intent.vrf_aliases); these devices are not OOB-tier."""
+        return Oob.of(ctx).is_mgmt_vrf(vrf, None, target)
+
     def _advertised(self, ctx: CheckContext, names: set[str]) -> Iterable[Finding]:
         oob = Oob.of(ctx)
         expected = (
@@ -120,7 +125,7 @@ class OobNotRoutedElsewhere(Check):
             counted[r.target] += 1
             rec = r.record
             hit = inside(rec.prefix, oob_nets)
-            if hit and rec.vrf not in oob_vrfs and not inside(rec.prefix, jump_nets):
+            if hit and not self._mgmt(ctx, r.target, rec.vrf) and not inside(rec.prefix, jump_nets):
                 via = rec.next_hop or rec.interface or "?"
                 offenders[r.target].append(
                     (f"{rec.protocol} route {rec.prefix} via {via} in vrf {rec.vrf}", r)
@@ -131,7 +136,7 @@ class OobNotRoutedElsewhere(Check):
             intf = i.record
             for addr in [*intf.ipv4, *intf.ipv6, *intf.ipv4_virtual]:
                 counted[i.target] += 1
-                if inside(addr, oob_nets) and intf.vrf not in oob_vrfs:
+                if inside(addr, oob_nets) and not self._mgmt(ctx, i.target, intf.vrf):
                     offenders[i.target].append((f"{intf.name} has {addr} (connected) in vrf {intf.vrf}", i))
         device_facts = {d.target: d for d in ctx.facts.of(Device)}
         for name in sorted(names):

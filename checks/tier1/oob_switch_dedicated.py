@@ -30,6 +30,7 @@ from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, overlapping
 from checks.tier1._common import Oob, addresses
 from checks.tier1._mgmt_ports import MgmtPorts
+from checks.vrf_names import VrfNames
 
 NEEDS = frozenset({FactKind.INTERFACE, FactKind.VLAN, FactKind.VRF})
 BMC_PATTERN = re.compile(r"(?i)(?:^|[^a-z])(bmc|ipmi|idrac|ilo|xcc|imm|redfish|pdu|console|oob)(?:[^a-z]|$)")
@@ -94,7 +95,10 @@ class OobSwitchDedicated(Check):
             text = f"{p.record.name} carries vlan {_ranges(sorted(vids))}"
             offenders[target].append((p.record.subject(), text, [p]))
         for vrf in ctx.facts.of(Vrf):
-            if vrf.target in names and vrf.record.name in foreign.vrfs:
+            if (
+                vrf.target in names
+                and VrfNames.of(ctx).canonical(vrf.target, vrf.record.name) in foreign.vrfs
+            ):
                 offenders[vrf.target].append((vrf.record.subject(), f"vrf {vrf.record.name}", [vrf]))
         lldp_seen: dict[str, int] = defaultdict(int)
         for n in ctx.facts.of(LldpNeighbor):
