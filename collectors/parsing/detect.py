@@ -13,7 +13,7 @@ from typing import Any
 
 HOSTNAME = re.compile(r"^hostname\s+\"?([^\s\"]+)", re.MULTILINE)
 # Batfish and RANCID tag collected configs with their content type on the first lines.
-RANCID = re.compile(r"^[!#]RANCID-CONTENT-TYPE:\s*(\S+)", re.MULTILINE)
+RANCID = re.compile(r"^[!#]\s*RANCID-CONTENT-TYPE:\s*(\S+)", re.MULTILINE)
 
 
 def score(text: str, markers: tuple[tuple[re.Pattern[str], int], ...]) -> int:

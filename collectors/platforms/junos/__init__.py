@@ -14,7 +14,7 @@ PLATFORM = Platform(
     driver_class="collectors.platforms.junos.driver:ReadOnlyJunOSDriver",
     # The committed config, verbatim, in the curly format (the set format is read the same way offline).
     running_config=Command("show configuration", "junos.config", "the committed configuration"),
-    # normalizers: added with the config reader (next commit)
+    normalizers={"junos.config": "collectors.platforms.junos.normalize:normalize_config"},
     offline_format="junos.config",
     detect=detect,
     fixtures="tests/fixtures/junos",
