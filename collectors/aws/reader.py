@@ -6,7 +6,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    NoCredentialsError,
+    ReadTimeoutError,
+)
 from botocore.parsers import ResponseParserError
 
 from auditor.capture import RawCapture
@@ -51,7 +58,7 @@ class Reader:
                 "no AWS credentials found", target=self.target, hint="set a profile, role_arn or AWS_* env"
             ) from exc
         except (BotoCoreError, ResponseParserError) as exc:
-            raise CallFailed(f"{iam_action(service, operation)}: {exc}") from exc
+            raise CallFailed(_failure(service, operation, exc)) from exc
         return response
 
     def pages(self, service: str, operation: str, **params: Any) -> Iterator[dict[str, Any]]:
@@ -70,7 +77,7 @@ class Reader:
                 "no AWS credentials found", target=self.target, hint="set a profile, role_arn or AWS_* env"
             ) from exc
         except (BotoCoreError, ResponseParserError) as exc:
-            raise CallFailed(f"{iam_action(service, operation)}: {exc}") from exc
+            raise CallFailed(_failure(service, operation, exc)) from exc
 
     def _classify(self, exc: ClientError, service: str, operation: str) -> Exception:
         action = iam_action(service, operation)
@@ -126,6 +133,17 @@ class Reader:
             body=body,
             origin=self.origin,
         )
+
+
+def _failure(service: str, operation: str, exc: Exception) -> str:
+    """One call's failure with its real cause first: timed out, unreachable, or something else. Each is
+    that call's failure only (its Problem); the target's other calls go on."""
+    action = iam_action(service, operation)
+    if isinstance(exc, ReadTimeoutError):
+        return f"{action} timed out (no answer within collection.command_timeout after retries: {exc})"
+    if isinstance(exc, EndpointConnectionError | ConnectTimeoutError):
+        return f"{action} could not reach the endpoint ({exc})"
+    return f"{action}: {exc}"
 
 
 def _snake(client: Any, operation: str) -> str:
