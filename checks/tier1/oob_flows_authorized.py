@@ -7,6 +7,7 @@ it was ACCEPTed, its destination is in OOB space (the OOB CIDRs and AWS VPCs/sub
 and its source is neither a jump host nor itself in OOB space (traffic inside the OOB network is not
 "into" it), nor authorised by a declared OOB service (`intent.tiers.oob.services`: the request from the
 service's sources, or its reply from the service's destinations back into OOB, see checks/oob_services).
+A jump host as destination is exempt too: logging in to it is how operators enter.
 
 Replies: flow logs record each direction separately, so the answer of a server to a BMC's own request
 (NTP, DNS, a firmware mirror) also "enters" OOB space. A conversation is read as a reply, and left
@@ -90,8 +91,8 @@ class OobFlowsAuthorized(Check):
         failing: set[str] = set()
         for key in sorted(accepted, key=lambda k: (k[0], k[1], k[2] or 0, k[3] or 0)):
             src, dst = key[0], key[1]
-            if not oob.in_oob(dst):
-                continue
+            if not oob.in_oob(dst) or oob.is_jump_host(dst):
+                continue  # a jump host is how operators enter OOB space: reaching it is no crossing
             conv = accepted[key]
             for target in {f.target for f in conv.facts}:
                 into[target] += 1
