@@ -29,6 +29,7 @@ from reports.model import (
     WaiverInfo,
     WaiverUse,
 )
+from reports.redactions import redaction_report
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -177,4 +178,5 @@ def build_report_data(
         controls=control_matrix(load_frameworks() if frameworks is None else frameworks, findings),
         waivers=waiver_uses(run.config, run.started_at, findings),
         verification=verification(engine, run_id, pubkey) if verify else None,
+        redactions=redaction_report(captures.values(), reader.problems()),
     )

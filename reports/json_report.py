@@ -22,6 +22,7 @@ from reports.model import (
     FindingInfo,
     FrameworkResult,
     ProblemInfo,
+    RedactionReport,
     ReportData,
     RequirementResult,
     RunInfo,
@@ -202,6 +203,28 @@ def _verification(v: Verification | None) -> dict[str, Any] | None:
     }
 
 
+def _redactions(r: RedactionReport | None) -> dict[str, Any] | None:
+    """Counts only, per rule and per target: the report never holds a redacted value."""
+    if r is None:
+        return None
+    return {
+        "redactions": r.redactions,
+        "refused": r.refused,
+        "by_rule": dict(sorted(r.by_rule.items())),
+        "targets": [
+            {
+                "target": t.target,
+                "captures": t.captures,
+                "redacted_captures": t.redacted_captures,
+                "redactions": t.redactions,
+                "refused": t.refused,
+                "by_rule": dict(sorted(t.by_rule.items())),
+            }
+            for t in sorted(r.targets, key=lambda t: t.target)
+        ],
+    }
+
+
 def _problem(p: ProblemInfo) -> dict[str, Any]:
     return {"target": p.target, "location": p.location, "message": p.message, "hint": p.hint}
 
@@ -223,6 +246,7 @@ def build_document(data: ReportData) -> dict[str, Any]:
         "controls": [_framework(fw) for fw in sorted(data.controls, key=lambda fw: fw.key)],
         "waivers": [_waiver_use(u) for u in sorted(data.waivers, key=lambda u: u.index)],
         "verification": _verification(data.verification),
+        "redactions": _redactions(data.redactions),
     }
 
 

@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from auditor.enums import RunStatus, Severity, Status, TargetStatus, Tier, WaiverState
 
-REPORT_SCHEMA_VERSION = "1.1"
+REPORT_SCHEMA_VERSION = "1.2"
 
 
 class RequirementStatus(StrEnum):
@@ -178,6 +178,28 @@ class Verification:
 
 
 @dataclass(frozen=True)
+class TargetRedactions:
+    """What redaction took out of one target's captures: counts per rule, never the values."""
+
+    target: str
+    captures: int  # stored captures
+    redacted_captures: int  # of which at least one secret was replaced
+    redactions: int
+    by_rule: dict[str, int]
+    refused: int  # captures not stored because they could not be redacted safely
+
+
+@dataclass(frozen=True)
+class RedactionReport:
+    """The run's redaction report (since schema 1.2): totals, per rule and per target."""
+
+    redactions: int
+    by_rule: dict[str, int]
+    refused: int
+    targets: list[TargetRedactions]
+
+
+@dataclass(frozen=True)
 class ReportData:
     run: RunInfo
     targets: list[TargetInfo]
@@ -190,6 +212,7 @@ class ReportData:
     controls: list[FrameworkResult] = field(default_factory=list)
     waivers: list[WaiverUse] = field(default_factory=list)
     verification: Verification | None = None  # None: not verified (e.g. rendered outside a store)
+    redactions: RedactionReport | None = None  # None: built without a store
 
     @staticmethod
     def summarize(findings: list[FindingInfo]) -> dict[str, dict[str, int]]:

@@ -32,6 +32,7 @@ from auditor.normalize import Problem
 __all__ = [
     "ALL_RULE_NAMES",
     "REDACTED",
+    "REFUSED_PREFIX",
     "RedactingFilter",
     "Redaction",
     "RedactionRefused",
@@ -41,6 +42,9 @@ __all__ = [
 ]
 
 REDACTED = "<redacted>"
+REFUSED_PREFIX = (
+    "not stored: "  # the message of a refused capture's problem (the redaction report counts them)
+)
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _PARQUET_MAGIC = b"PAR1"
@@ -65,7 +69,9 @@ _YAML_DOC = re.compile(r"^(?:apiVersion|kind|clusters|users|contexts|current-con
 # What makes an unparseable structured document unsafe to store: a Secret, or a value under a key that
 # names a credential (its secrets can no longer be located by key, only guessed by line).
 _SECRET_KIND = re.compile(r"""^[ \t]*["']?kind["']?[ \t]*:[ \t]*["']?Secret\b""", re.M)
-_KEY_VALUE = re.compile(r"""^[ \t]*(?:-[ \t]+)?["']?(?P<key>[\w.-]+)["']?[ \t]*[:=][ \t]*(?P<value>[^\s#].*)$""", re.M)
+_KEY_VALUE = re.compile(
+    r"""^[ \t]*(?:-[ \t]+)?["']?(?P<key>[\w.-]+)["']?[ \t]*[:=][ \t]*(?P<value>[^\s#].*)$""", re.M
+)
 
 _MAX_JSON_DEPTH = 4  # JSON in a JSON string (kubectl's last-applied-configuration) in a JSON string ...
 _JSON_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"', re.S)

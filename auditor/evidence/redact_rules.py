@@ -444,7 +444,7 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        # EOS `session shared-key 7 x`, `pim ipv4 hello-authentication shared-key 7 x`, IPsec `shared-key 7 x`.
+        # EOS `session shared-key 7 x`, `pim ipv4 hello-authentication shared-key 7 x`, IPsec profiles.
         "shared-key",
         (_p(rf"shared-key{SP}{TYPE}{rest()}", "shared-key", reject_prefix=_PROSE_PREFIX),),
     ),

@@ -158,7 +158,8 @@ _CLI_FLAG = re.compile(
 )
 # curl/wget/httpie credentials: `-u user:pass`, `--user user:pass`, `--password=x` (wget), `-H 'X-Token: x'`.
 _CURL_USER = re.compile(
-    r"(?<![^\s\"'\[,])(?:-u|--user|--proxy-user)(?:=|[ \t]+|\"[ \t]*,[ \t]*\")[\"']?[^\s:\"']*:(?P<v>[^\s\"',\]\\]+)"
+    r"(?<![^\s\"'\[,])(?:-u|--user|--proxy-user)(?:=|[ \t]+|\"[ \t]*,[ \t]*\")"
+    r"[\"']?[^\s:\"']*:(?P<v>[^\s\"',\]\\]+)"
 )
 # `NAME=value`, `export NAME=value`, `NAME: value` in env files and `spring.datasource.password=value`.
 _ASSIGN = re.compile(
@@ -329,7 +330,7 @@ def _mixed(value: str) -> bool:
 
 
 def _is_public_material(value: str) -> bool:
-    """Base64 of a certificate or public key (kubeconfig CA data, webhook caBundle): evidence, not a secret."""
+    """Base64 of a certificate or public key (kubeconfig CA data, caBundle): evidence, not a secret."""
     if not value.startswith(("LS0t", "MII")):
         return False
     try:

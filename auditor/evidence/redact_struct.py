@@ -119,9 +119,9 @@ def _judge_map(m: _Map, hits: list[StructHit]) -> None:
         if is_secret_name(key) and _literal(value.text()):
             hits.append(StructHit(value.start, value.end, KEY_RULE))
     name = next((m.strings[k] for k in _NAME_KEYS if k in m.strings), None)
-    value = next((m.strings[k] for k in _VALUE_KEYS if k in m.strings), None)
-    if name is not None and value is not None and _pair_name(name.text()) and _literal(value.text()):
-        hits.append(StructHit(value.start, value.end, PAIR_RULE))
+    paired = next((m.strings[k] for k in _VALUE_KEYS if k in m.strings), None)
+    if name is not None and paired is not None and _pair_name(name.text()) and _literal(paired.text()):
+        hits.append(StructHit(paired.start, paired.end, PAIR_RULE))
     kind = m.strings.get("kind")
     if kind is not None and kind.text() == "Secret":
         for key in _SECRET_KEYS:
@@ -181,95 +181,105 @@ class _Frame:
 def json_spans(text: str) -> list[StructHit] | None:
     """Secret spans of a JSON document or JSON lines; None when the text is not JSON."""
     try:
-        return _walk_json(text)
+        return _JsonWalk(text).run()
     except _JsonSyntax:
         return None
 
 
-def _walk_json(text: str) -> list[StructHit]:
-    hits: list[StructHit] = []
-    stack: list[_Frame] = []
-    n = len(text)
-    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
-    if text.startswith("\ufeff"):
-        pos = _WS.match(text, 1).end()  # type: ignore[union-attr]
-    seen_value = False
-    while pos < n:
-        frame = stack[-1] if stack else None
-        char = text[pos]
-        if char == ",":
-            if frame is None or frame.count <= 0 or (frame.is_map and frame.pending is not None):
-                raise _JsonSyntax
-            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
-            if pos < n and text[pos] in "}]":
-                raise _JsonSyntax
-            frame.count = -frame.count  # negative: a value must follow
-            continue
-        if char in "}]":
-            if frame is None or frame.is_map != (char == "}") or frame.count < 0:
-                raise _JsonSyntax
-            if frame.is_map and frame.pending is not None:
-                raise _JsonSyntax
-            stack.pop()
-            _close(frame, stack, hits)
-            seen_value = seen_value or not stack
-            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
-            continue
-        if frame is None and seen_value and char not in "{[":
+class _JsonWalk:
+    """One pass over the tokens with an explicit stack: no recursion, memory bounded by the open path."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.hits: list[StructHit] = []
+        self.stack: list[_Frame] = []
+        self.seen_value = False  # a top-level value was read (JSON lines: more may follow)
+
+    def skip(self, pos: int) -> int:
+        return _WS.match(self.text, pos).end()  # type: ignore[union-attr]
+
+    def run(self) -> list[StructHit]:
+        text = self.text
+        pos = self.skip(1 if text.startswith("\ufeff") else 0)
+        while pos < len(text):
+            frame = self.stack[-1] if self.stack else None
+            char = text[pos]
+            if char == ",":
+                pos = self.comma(frame, pos)
+            elif char in "}]":
+                pos = self.end(frame, char, pos)
+            elif frame is not None and frame.count > 0:
+                raise _JsonSyntax  # two values without a comma
+            elif frame is not None and frame.is_map and frame.pending is None:
+                pos = self.key(frame, pos)
+            else:
+                pos = self.value(frame, char, pos)
+        if self.stack:
+            raise _JsonSyntax
+        return self.hits
+
+    def comma(self, frame: _Frame | None, pos: int) -> int:
+        if frame is None or frame.count <= 0 or (frame.is_map and frame.pending is not None):
+            raise _JsonSyntax
+        pos = self.skip(pos + 1)
+        if pos < len(self.text) and self.text[pos] in "}]":
+            raise _JsonSyntax  # a trailing comma
+        frame.count = -frame.count  # negative: a value must follow
+        return pos
+
+    def end(self, frame: _Frame | None, char: str, pos: int) -> int:
+        if frame is None or frame.is_map != (char == "}") or frame.count < 0:
+            raise _JsonSyntax
+        if frame.is_map and frame.pending is not None:
+            raise _JsonSyntax
+        self.stack.pop()
+        _close(frame, self.stack, self.hits)
+        self.seen_value = self.seen_value or not self.stack
+        return self.skip(pos + 1)
+
+    def key(self, frame: _Frame, pos: int) -> int:
+        m = _STRING.match(self.text, pos)
+        if m is None:
+            raise _JsonSyntax
+        frame.pending = _json_str(m).value
+        pos = self.skip(m.end())
+        if pos >= len(self.text) or self.text[pos] != ":":
+            raise _JsonSyntax
+        return self.skip(pos + 1)
+
+    def value(self, frame: _Frame | None, char: str, pos: int) -> int:
+        if frame is None and self.seen_value and char not in "{[":
             raise _JsonSyntax  # JSON lines hold objects and arrays, not bare scalars after the first
-        if frame is not None and frame.count > 0:
-            raise _JsonSyntax  # two values without a comma
-        if frame is not None and frame.is_map and frame.pending is None:
-            m = _STRING.match(text, pos)
-            if m is None:
-                raise _JsonSyntax
-            frame.pending = _json_str(m).value
-            pos = _WS.match(text, m.end()).end()  # type: ignore[union-attr]
-            if pos >= n or text[pos] != ":":
-                raise _JsonSyntax
-            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
-            continue
-        # a value
         if char in "{[":
-            if len(stack) >= MAX_DEPTH:
+            if len(self.stack) >= MAX_DEPTH:
                 raise Unredactable(f"JSON nested deeper than {MAX_DEPTH} levels", pos)
             key = frame.pending if frame is not None and frame.is_map else None
-            if char == "{":
-                stack.append(_Frame(True, key, node=_Map()))
-            else:
-                stack.append(_Frame(False, key, items=[]))
-            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
-            continue
+            self.stack.append(_Frame(True, key, node=_Map()) if char == "{" else _Frame(False, key, items=[]))
+            return self.skip(pos + 1)
         if char == '"':
-            m = _STRING.match(text, pos)
+            m = _STRING.match(self.text, pos)
             if m is None:
                 raise _JsonSyntax
             _scalar(frame, _json_str(m))
-            end = m.end()
         else:
-            m = _LITERAL.match(text, pos)
+            m = _LITERAL.match(self.text, pos)
             if m is None:
                 raise _JsonSyntax
             _scalar(frame, None)
-            end = m.end()
-        if frame is None:
-            seen_value = True
-        pos = _WS.match(text, end).end()  # type: ignore[union-attr]
-    if stack:
-        raise _JsonSyntax
-    return hits
+        self.seen_value = self.seen_value or frame is None
+        return self.skip(m.end())
 
 
 def _scalar(frame: _Frame | None, value: _Str | None) -> None:
     if frame is None:
         return
     if frame.is_map:
-        assert frame.node is not None and frame.pending is not None
+        if frame.node is None or frame.pending is None:
+            raise _JsonSyntax
         if value is not None:
             frame.node.strings[frame.pending] = value
         frame.pending = None
-    elif value is not None:
-        assert frame.items is not None
+    elif value is not None and frame.items is not None:
         frame.items.append(value)
     frame.count = abs(frame.count) + 1
 
@@ -286,8 +296,8 @@ def _close(frame: _Frame, stack: list[_Frame], hits: list[StructHit]) -> None:
         return
     if parent.is_map:
         assert parent.node is not None
-        if frame.is_map and frame.key in _KEEP_MAPS:
-            parent.node.maps[frame.key] = frame.node  # type: ignore[index,assignment]
+        if frame.is_map and frame.key in _KEEP_MAPS and frame.node is not None:
+            parent.node.maps[frame.key] = frame.node
         parent.pending = None
     parent.count = abs(parent.count) + 1
 
@@ -306,7 +316,7 @@ class _BoundedLoader(yaml.SafeLoader):
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                mark = self.peek_event().start_mark
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 raise Unredactable(f"YAML nested deeper than {MAX_DEPTH} levels", mark.index)
             return super().compose_node(parent, index)
         finally:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from auditor.enums import TargetStatus
 from auditor.errors import AuditorError
-from auditor.evidence.redact import RedactionRefused, redact_problems
+from auditor.evidence.redact import REFUSED_PREFIX, RedactionRefused, redact_problems
 from auditor.normalize import Normalizer, Problem
 from auditor.pipeline.process import Processed, process_capture
 from auditor.pipeline.progress import Progress
@@ -75,7 +75,8 @@ class _Collection:
                 try:
                     self.put(_Item(spec.name, processed=process_capture(got, self.normalizers)))
                 except RedactionRefused as exc:  # never stored; the rest of the target goes on
-                    self.put(_Item(spec.name, problem=Problem(exc.origin, exc.reason, exc.line, exc.hint)))
+                    refused = Problem(exc.origin, REFUSED_PREFIX + exc.reason, exc.line, exc.hint)
+                    self.put(_Item(spec.name, problem=refused))
         except AuditorError as exc:  # CollectionError and friends: the reason is already worded for users
             failure = str(exc)
         except Exception as exc:  # contained per target

@@ -74,7 +74,7 @@ def test_waived_failures_expired_waivers_and_the_exit_code(lab: Path) -> None:
     assert second.returncode == 1, second.stdout + second.stderr  # the expired waiver no longer applies
     assert "expired waiver" in second.stdout and "2000-01-01" in second.stdout
     doc = _report(lab, 2)
-    assert doc["schema_version"] == "1.1"
+    assert doc["schema_version"] == "1.2"
     fails_2 = [f for f in doc["findings"] if f["status"] == "FAIL"]
     assert Counter(_key(f) for f in fails_2) == per_key  # waived failures stay FAIL
     for f in fails_2:

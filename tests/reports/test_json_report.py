@@ -69,13 +69,14 @@ def test_rendered_report_validates(doc: dict[str, Any], validator: Draft202012Va
         "controls",
         "waivers",
         "verification",
+        "redactions",
     ]
 
 
 def test_run_round_trips(doc: dict[str, Any]) -> None:
     data = make_report_data()
     run = doc["run"]
-    assert doc["schema_version"] == "1.1"
+    assert doc["schema_version"] == "1.2"
     assert doc["generated_at"] == "2025-03-14T09:41:07Z"
     assert run["id"] == RUN_ID
     assert run["chain_head"] == CHAIN_HEAD
@@ -188,7 +189,7 @@ def test_output_is_utf8_two_space_indented_with_final_newline(tmp_path: Path) ->
     text = raw.decode("utf-8")
     assert text.endswith("}\n")
     assert not text.endswith("\n\n")
-    assert text.startswith('{\n  "schema_version": "1.1",\n')
+    assert text.startswith('{\n  "schema_version": "1.2",\n')
     assert "Knoten-Zürich 节点 <a&b>" in text  # not \u-escaped
 
 
