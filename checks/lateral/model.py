@@ -13,8 +13,10 @@ Declared OOB services (`intent.tiers.oob.services`, checks/oob_services.py) are 
 lateral movement: `services` holds them as boxes (from the service's sources to its destinations in OOB
 space, on its ports; and the replies, from its destinations back to its sources in OOB space, on the
 ephemeral ports and its own), which filters subtract from what they allow (`without_services`), and a
-link from a zone whose hosts all lie inside a service's sources loses what the service carries. `public`
-is the internet's address space as `intent.addressing` defines it (checks/address_space.py).
+link from a zone whose hosts all lie inside a service's sources loses what the service carries. The
+declared jump hosts are treated the same way: reaching a jump host is how operators enter OOB space, not
+a path into tier 1 (as X-FLOWS-NO-CROSS-TIER and T1-OOB-FLOWS-AUTHORIZED read it). `public` is the
+internet's address space as `intent.addressing` defines it (checks/address_space.py).
 """
 
 from __future__ import annotations
@@ -69,7 +71,6 @@ class ModelContext:
                 self.tier_space[tier] = space
                 self.graph.add_zone(Zone(tier_node(tier), "tier", space, tier))
         self.declared = union_all(declared)
-
         self.public = IPSet.parse(*(str(n) for n in AddressSpace.from_intent(self.intent).public_networks()))
         self.services, self.service_replies = service_boxes(
             self.intent, self.tier_space.get(Tier.OOB, IPSet())
@@ -81,6 +82,7 @@ class ModelContext:
         for service in self.services:
             out = [part for box in out for part in box.minus(service)]
         return out
+
     def add_zone(self, zone: Zone, admission: Admission | None = None) -> None:
         self.graph.add_zone(zone)
         self._landings.clear()
@@ -116,17 +118,18 @@ class ModelContext:
         return None
 
     def link(self, src: str, dst: str, addresses: IPSet, conns: ConnSet, hops: Sequence[Hop]) -> None:
-        self.graph.add_link(Link(src, dst, addresses, conns, tuple(hops)))
         if self.services:
+            # the zone's hosts as sources (any address when unknown, e.g. the internet): a service
+            # covering them all, or a jump host, takes its part away
             hosts = self.graph.zone(src).addresses if src in self.graph.graph else IPSet()
-            if hosts:  # the zone's hosts as sources: a service covering them all takes its part away
-                left = self.without_services([Box(hosts, addresses, conns)])
-                if not left:
-                    return
-                addresses = union_all(b.dst for b in left)
-                conns = ConnSet()
-                for b in left:
-                    conns = conns.union(b.conns)
+            left = self.without_services([Box(hosts or IPSet.everything(), addresses, conns)])
+            if not left:
+                return
+            addresses = union_all(b.dst for b in left)
+            conns = ConnSet()
+            for b in left:
+                conns = conns.union(b.conns)
+        self.graph.add_link(Link(src, dst, addresses, conns, tuple(hops)))
 
     def to_tiers(self, src: str, piece: IPSet, conns: ConnSet, hops: Sequence[Hop], why: str) -> None:
         """Links from `src` to the tier nodes for the tier-1/3 part of `piece`."""
@@ -221,7 +224,6 @@ class _Landing:
     last: dict[Tier | None, int]  # the position of the last owner of each tier
 
 
-def _buckets(addresses: IPSet) -> set[int]:
 def service_boxes(intent: Intent, oob_space: IPSet) -> tuple[list[Box], list[Box]]:
     """The traffic each declared OOB service authorises into OOB space, as boxes (see the docstring);
     and its replies keyed on the service's own ports (from its servers, for stateless ACLs' source-port
@@ -231,6 +233,9 @@ def service_boxes(intent: Intent, oob_space: IPSet) -> tuple[list[Box], list[Box
         return [], []
     out: list[Box] = []
     keyed: list[Box] = []
+    jumps = IPSet.parse(*oob.jump_hosts).intersect(oob_space)
+    if jumps:  # anyone may open a connection to a jump host: that is what it is for
+        out.append(Box(IPSet.everything(), jumps, ConnSet.everything()))
     for s in oob.services:
         sources, destinations = IPSet.parse(*s.sources), IPSet.parse(*s.destinations)
         if s.protocol == "any":
@@ -248,6 +253,7 @@ def service_boxes(intent: Intent, oob_space: IPSet) -> tuple[list[Box], list[Box
     return [b for b in out if b], [b for b in keyed if b]
 
 
+def _buckets(addresses: IPSet) -> set[int]:
     """The /16 blocks an IPv4 set touches (capped: a huge set is scanned instead)."""
     out: set[int] = set()
     for lo, hi in addresses.v4.spans:
