@@ -16,6 +16,12 @@ MARKERS = (
         ),
         2,
     ),
+    (
+        re.compile(
+            r'"(BUFFER_POOL|BUFFER_PROFILE|PORT_QOS_MAP|DSCP_TO_TC_MAP|TC_TO_QUEUE_MAP|WRED_PROFILE)"\s*:'
+        ),
+        2,
+    ),
 )
 
 
