@@ -80,6 +80,7 @@ class FactKind(StrEnum):
     K8S_POD = "k8s_pod"
     K8S_SERVICE = "k8s_service"
     K8S_INGRESS = "k8s_ingress"
+    K8S_DNS_CONFIG = "k8s_dns_config"
     AWS_VPC = "aws_vpc"
     AWS_SUBNET = "aws_subnet"
     AWS_ROUTE_TABLE = "aws_route_table"

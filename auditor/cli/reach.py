@@ -19,6 +19,9 @@ reach_app = typer.Typer(help="Reachability analyses, without a store: `reach k8s
 app.add_typer(reach_app, name="reach")
 
 
+EXIT_NOT_EVALUATED = 3  # a policy kind (or part) the engine cannot evaluate: the list would be wrong
+
+
 @reach_app.command("k8s")
 def reach_k8s(
     directory: Annotated[
@@ -28,11 +31,12 @@ def reach_k8s(
         Literal["txt", "json"], typer.Option("--output", "-o", help="txt (netpol-analyzer connlist) or json")
     ] = "txt",
 ) -> None:
-    """List the allowed connections among the workloads (NetworkPolicy, AdminNetworkPolicy, Baseline)."""
-    from checks.lateral.k8s_connlist import connlist, to_json, to_text
-    from checks.lateral.k8s_eval import PolicyEngine
-    from checks.lateral.k8s_manifests import read_directory
-    from checks.lateral.k8s_policies import compile_policies
+    """List the allowed connections among the workloads (NetworkPolicy, AdminNetworkPolicy, Baseline,
+    Cilium, Calico; Ingress and Route). Exits 3, listing nothing, when a kind cannot be evaluated."""
+    from checks.k8s.compile import compile_policies
+    from checks.k8s.connlist import connlist, to_json, to_text
+    from checks.k8s.engine import PolicyEngine
+    from checks.k8s.manifests import read_directory
 
     if not directory.exists():
         console.print(f"[red]error:[/] {directory}: no such file or directory")
@@ -41,17 +45,22 @@ def reach_k8s(
     for problem in manifests.problems:
         where = f"{problem.origin}:{problem.line}" if problem.line else problem.origin
         console.print(f"[yellow]warning:[/] {where}: {problem.message}")
-    compiled = compile_policies((p, p) for p in manifests.policies)
-    for message in compiled.problems:
-        console.print(f"[yellow]warning:[/] {message}")
-    for policy in compiled.unsupported:
-        console.print(
-            f"[yellow]warning:[/] {policy.subject()}: {policy.flavor.value} policies are not evaluated"
-        )
     if manifests.files == 0:
         console.print(f"[red]error:[/] {directory}: no .yaml, .yml or .json manifest found")
         raise typer.Exit(2)
+    compiled = compile_policies(((p, p) for p in manifests.policies), manifests.services)
+    if compiled.gaps:
+        kinds = sorted({g.kind for g in compiled.gaps})
+        for gap in compiled.gaps:
+            console.print(f"[red]not evaluated:[/] {gap.kind}: {gap.text}")
+        console.print(
+            f"[red]error:[/] cannot evaluate {', '.join(kinds)}: no connection list is printed, since "
+            "it could show connections those objects deny or miss ones they allow"
+        )
+        raise typer.Exit(EXIT_NOT_EVALUATED)
     engine = PolicyEngine(manifests.namespaces, compiled)
-    connections = connlist(engine, compiled, manifests.workloads)
+    connections = connlist(
+        engine, manifests.workloads, services=manifests.services, ingresses=manifests.ingresses
+    )
     text = to_json(connections) if output == "json" else to_text(connections)
     out.print(text, end="", markup=False, highlight=False, soft_wrap=True)

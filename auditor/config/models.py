@@ -232,9 +232,25 @@ class OobTier(TierIntent):
     )
 
 
+class ClusterDns(_Strict):
+    """The in-cluster DNS: traffic to this Service and its pods is the approved resolver path, and it
+    is judged on where its Corefile (the ConfigMap `corefile`) forwards."""
+
+    service: str = "kube-system/kube-dns"
+    corefile: str = "kube-system/coredns"
+
+    @field_validator("service", "corefile")
+    @classmethod
+    def _namespaced(cls, v: str) -> str:
+        if not re.fullmatch(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?/[a-z0-9]([a-z0-9.-]*[a-z0-9])?", v):
+            raise ValueError(f"expected namespace/name such as kube-system/kube-dns, got {v!r}")
+        return v
+
+
 class FrontendTier(TierIntent):
     egress_proxy: list[str] = Field(default=[], description="host:port of the declared forward proxies")
     dns_resolvers: list[str] = []
+    cluster_dns: ClusterDns = ClusterDns()
     load_balancer_ports: list[int] = Field(
         default=[443], description="ports model-serving security groups and NACLs may open to the internet"
     )

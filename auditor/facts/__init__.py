@@ -21,7 +21,9 @@ from auditor.facts.base import Coverage, FactRecord, fact_model, record_from_jso
 from auditor.facts.flows import FlowConversation, FlowLogStats
 from auditor.facts.kubernetes import (
     ContainerPort,
+    DnsForward,
     IngressBackend,
+    K8sDnsConfig,
     K8sIngress,
     K8sNamespace,
     K8sNetworkPolicy,
@@ -78,6 +80,8 @@ __all__ = [
     "IbPartition",
     "IngressBackend",
     "Interface",
+    "DnsForward",
+    "K8sDnsConfig",
     "K8sIngress",
     "K8sNamespace",
     "K8sNetworkPolicy",

@@ -23,6 +23,11 @@ class PolicyFlavor(StrEnum):
     CALICO_GLOBAL = "calico-global"
     ADMIN = "admin"  # policy.networking.k8s.io AdminNetworkPolicy
     BASELINE_ADMIN = "baseline-admin"
+    CALICO_NETWORK_SET = "calico-networkset"  # projectcalico.org/v3 NetworkSet: labelled addresses
+    CALICO_GLOBAL_NETWORK_SET = "calico-global-networkset"
+    CALICO_PROFILE = "calico-profile"  # rules for endpoints no policy decides
+    CALICO_TIER = "calico-tier"  # the order of a policy tier
+    UNSUPPORTED = "unsupported"  # a traffic-affecting kind the engine does not evaluate (`api_kind`)
 
 
 class SelectorRequirement(_Part):
@@ -109,6 +114,8 @@ class K8sNetworkPolicy(FactRecord):
     ingress: list[PolicyRule] = []
     egress: list[PolicyRule] = []
     spec: dict[str, Any] = {}
+    labels: dict[str, str] = {}  # metadata.labels (Calico network sets are selected by them)
+    api_kind: str | None = None  # the object's kind, kept for kinds the flavor does not name alone
 
     def subject(self) -> str:
         where = self.namespace if self.namespace is not None else "cluster"
@@ -136,6 +143,7 @@ class K8sPod(FactRecord):
     ports: list[ContainerPort] = []
     ips: list[str] = []  # status.podIPs: both families on a dual-stack cluster
     phase: str | None = None  # Pending, Running, Succeeded, Failed: finished pods hold no address
+    service_account: str = "default"  # spec.serviceAccountName: Calico and Cilium policies select on it
 
     def subject(self) -> str:
         return f"{self.cluster}/{self.namespace}/pod {self.name}"
@@ -175,10 +183,13 @@ class IngressBackend(_Part):
 
 
 class K8sIngress(FactRecord):
+    """An Ingress, or an OpenShift Route (`resource: Route`): what the ingress controller exposes."""
+
     kind: ClassVar[FactKind] = FactKind.K8S_INGRESS
     cluster: str
     namespace: str
     name: str
+    resource: Literal["Ingress", "Route"] = "Ingress"
     ingress_class: str | None = None
     hosts: list[str] = []
     tls_hosts: list[str] = []  # hosts covered by a tls entry
@@ -186,4 +197,25 @@ class K8sIngress(FactRecord):
     backends: list[IngressBackend] = []
 
     def subject(self) -> str:
-        return f"{self.cluster}/{self.namespace}/ingress {self.name}"
+        return f"{self.cluster}/{self.namespace}/{self.resource.lower()} {self.name}"
+
+
+class DnsForward(_Part):
+    """One `forward FROM TO...` directive of a server block of the Corefile."""
+
+    zone: str  # the server block's zone, e.g. "." or "corp.example"
+    upstreams: list[str] = []  # addresses, `tls://addr`, or a resolv.conf path
+
+
+class K8sDnsConfig(FactRecord):
+    """The cluster DNS's configuration: where CoreDNS forwards (its Corefile ConfigMap)."""
+
+    kind: ClassVar[FactKind] = FactKind.K8S_DNS_CONFIG
+    cluster: str
+    namespace: str
+    name: str
+    forwards: list[DnsForward] = []
+    has_corefile: bool = True
+
+    def subject(self) -> str:
+        return f"{self.cluster}/{self.namespace}/configmap {self.name}"

@@ -66,6 +66,11 @@ class LateralNoPath(Check):
             return
         model = build(ctx.intent, ctx.facts.of, scope)
         for reach in answer(model):
+            if reach.source.id in model.unassessed:
+                yield self.not_assessed(
+                    f"{reach.source.id} -> {reach.tier.value}", model.unassessed[reach.source.id]
+                )
+                continue
             yield self._finding(reach, [str(c) for c in ctx.intent.tiers.get(reach.tier).cidrs])  # type: ignore[union-attr]
 
     @staticmethod

@@ -91,7 +91,8 @@ class ConnSet:
         return ConnSet(self.tcp, self.udp, self.sctp, False)
 
     def describe(self) -> str:
-        """netpol-analyzer's text: `All Connections`, or `SCTP 9090,TCP 80-81,UDP ALL PORTS` (sorted)."""
+        """netpol-analyzer's text: `All Connections`, or `SCTP 9090,TCP 80-81,UDP 1-65535` (sorted; a full
+        port range inside a mixed set is written as the range)."""
         if self.is_all_transport():
             return "All Connections"
         parts = [
@@ -106,8 +107,6 @@ class ConnSet:
 
 
 def _ports_text(ports: IntervalSet) -> str:
-    if ports == ALL_PORTS:
-        return "ALL PORTS"
     return ",".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in ports.spans)
 
 

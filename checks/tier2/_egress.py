@@ -1,26 +1,40 @@
-"""Where tenant egress may go: the declared proxies (host:port) and DNS resolvers (53, 853).
+"""Where tenant egress may go: the declared proxies (host:port), the DNS resolvers (53, 853) and the
+cluster DNS; and the egress each tenant's pods get by explicit rules, as the engine evaluates it.
 
-Shared by T2-EGRESS-PROXY-ONLY and T2-DNS-APPROVED-RESOLVERS: an egress allow rule's address peer is
-acceptable only when it lies inside one declared host and opens only that host's ports.
+Shared by T2-EGRESS-PROXY-ONLY and T2-DNS-APPROVED-RESOLVERS: egress to an address is acceptable only
+inside a declared host and on that host's ports; named destinations (FQDN rules) and addresses the
+evidence does not hold (CIDR groups, cloud groups) are never a declared host.
 """
 
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from auditor.config.models import FrontendTier
-from checks.k8s_semantics import Peer, PeerKind, PortRange, Rule
-from checks.netutil import Network, inside, network
+from checks.k8s.cluster_dns import ClusterDns
+from checks.k8s.connlist import external_blocks
+from checks.k8s.ir import Action, Peer, PeerKind, Policy, Rule
+from checks.k8s.questions import Reached, address_atoms, explicit_egress
+from checks.lateral.addresses import IPSet
+from checks.lateral.conns import ConnSet
+from checks.tier2._k8s_scope import Cluster
 
 DNS_PORTS: frozenset[tuple[str, int]] = frozenset({("UDP", 53), ("TCP", 53), ("TCP", 853), ("UDP", 853)})
-EXTERNAL_KINDS = frozenset({PeerKind.ANY, PeerKind.WORLD, PeerKind.FQDN, PeerKind.EXTERNAL})
+DNS_CONNS = (
+    ConnSet.ports("UDP", 53, 53)
+    .union(ConnSet.ports("TCP", 53, 53))
+    .union(ConnSet.ports("TCP", 853, 853))
+    .union(ConnSet.ports("UDP", 853, 853))
+)
+NAMED_KINDS = frozenset({PeerKind.FQDN, PeerKind.UNKNOWN})
 
 
 @dataclass(frozen=True)
 class Host:
-    net: Network
-    ports: frozenset[tuple[str, int]]
+    addresses: IPSet
+    conns: ConnSet
     role: str
 
 
@@ -36,8 +50,9 @@ class Destinations:
         for item in frontend.egress_proxy:
             host, _, port = item.rpartition(":")
             addr = ipaddress.ip_address(host.strip("[]"))
-            net = ipaddress.ip_network(addr)
-            out.hosts.append(Host(net, frozenset({("TCP", int(port))}), f"proxy {item}"))
+            out.hosts.append(
+                Host(IPSet.parse(str(addr)), ConnSet.ports("TCP", int(port), int(port)), f"proxy {item}")
+            )
         out.hosts += cls.resolvers(frontend).hosts
         return out
 
@@ -45,65 +60,85 @@ class Destinations:
     def resolvers(cls, frontend: FrontendTier) -> Destinations:
         out = cls()
         for item in frontend.dns_resolvers:
-            net = ipaddress.ip_network(ipaddress.ip_address(item))
-            out.hosts.append(Host(net, DNS_PORTS, f"resolver {item}"))
+            out.hosts.append(Host(IPSet.parse(item), DNS_CONNS, f"resolver {item}"))
         return out
 
-    def ports_for(self, cidr: str) -> frozenset[tuple[str, int]] | None:
-        """The ports allowed to every address of `cidr`, or None when it is not inside a declared host."""
-        ports: set[tuple[str, int]] = set()
-        found = False
+    def with_cluster_dns(self, dns: ClusterDns) -> Destinations:
+        if not dns.addresses:
+            return self
+        return Destinations([*self.hosts, Host(dns.addresses, DNS_CONNS, dns.text())])
+
+    def conns_for(self, block: IPSet) -> ConnSet | None:
+        """What may go to every address of `block`, or None when it is not inside a declared host."""
+        found: ConnSet | None = None
         for host in self.hosts:
-            if inside(cidr, [host.net]):
-                ports |= host.ports
-                found = True
-        return frozenset(ports) if found else None
+            if block.issubset(host.addresses):
+                found = host.conns if found is None else found.union(host.conns)
+        return found
+
+    def blocks(self) -> list[IPSet]:
+        return [h.addresses for h in self.hosts]
 
     def text(self) -> str:
         return ", ".join(h.role for h in self.hosts) or "none declared"
 
 
-def _range_within(p: PortRange, allowed: frozenset[tuple[str, int]]) -> bool:
-    if p.name is not None:
-        return True  # named ports resolve on pods only, never on an address block
-    protocols = [p.protocol.upper()] if p.protocol else ["TCP", "UDP"]
-    if p.start is None:
-        return False
-    end = p.end if p.end is not None else p.start
-    if end - p.start > 1024:
-        return False
-    return all((proto, port) in allowed for proto in protocols for port in range(p.start, end + 1))
+def service_addresses(cluster: Cluster) -> IPSet:
+    """Cluster IPs of the cluster's Services: in-cluster destinations, never "the internet"."""
+    ips = [
+        s.record.cluster_ip for s in cluster.model.services if s.record.cluster_ip not in (None, "", "None")
+    ]
+    return IPSet.parse(*ips) if ips else IPSet()
 
 
-def address_offense(peer: Peer, rule: Rule, allowed: Destinations) -> str | None:
-    """Why an egress allow to this address peer is not to a declared host on its ports, or None."""
-    if peer.kind in EXTERNAL_KINDS:
-        return f"{peer.text} ({_what(peer)})"
-    if peer.kind != PeerKind.CIDR or peer.cidr is None:
-        return None
-    net = network(peer.cidr)
-    if net is None:
-        return f"{peer.text} (not an address block)"
-    ports = allowed.ports_for(peer.cidr)
-    if ports is None:
-        public = "public address space" if _public(net) else "an address block"
-        return f"{peer.text} ({public}, not a declared {allowed.text()})"
-    if rule.ports is None or not all(_range_within(p, ports) for p in rule.ports):
-        want = ", ".join(sorted(f"{port}/{proto}" for proto, port in ports))
-        return f"{peer.text} on {rule.ports_text()} (only {want} declared for it)"
-    return None
+def tenant_egress(cluster: Cluster, namespace: str, allowed: Destinations) -> dict[tuple[str, str], Reached]:
+    """What explicit egress rules let the namespace's pods reach, per rule, outside the Services."""
+    _, blocks = external_blocks(cluster.model.compiled)
+    in_cluster = service_addresses(cluster)
+    atoms = [
+        a
+        for a in address_atoms([*blocks, *allowed.blocks(), in_cluster])
+        if not a.issubset(in_cluster) or not in_cluster
+    ]
+    pods = [w for w, _, _ in cluster.model.subjects(namespace)]
+    return explicit_egress(cluster.model.engine, pods, atoms)
 
 
-def _what(peer: Peer) -> str:
-    return {
-        PeerKind.ANY: "every destination",
-        PeerKind.WORLD: "everything outside the cluster",
-        PeerKind.FQDN: "named hosts, bypassing the proxy",
-        PeerKind.EXTERNAL: "addresses not in the evidence",
-    }.get(peer.kind, peer.kind.value)
+def named_egress(cluster: Cluster, namespace: str) -> list[tuple[Policy, Rule, Peer]]:
+    """Egress allow rules, of policies selecting the namespace's pods, to names or unknown addresses."""
+    ns = cluster.model.engine.namespace_labels
+    pods = [w for w, _, _ in cluster.model.subjects(namespace)]
+    out = []
+    for policy in cluster.model.compiled.all():
+        if not any(policy.applies(w, ns) for w in pods):
+            continue
+        for rule in policy.egress:
+            if rule.action == Action.ALLOW:
+                out += [(policy, rule, p) for p in rule.peers or () if p.kind in NAMED_KINDS]
+    return out
 
 
-def _public(net: Network) -> bool:
-    if net.prefixlen == 0:
-        return True
-    return not (net.is_private or net.is_reserved or net.is_link_local or net.is_loopback)
+def what(peer: Peer) -> str:
+    if peer.kind == PeerKind.FQDN:
+        return "named hosts, resolved at run time: not a declared proxy"
+    return "addresses not in the evidence"
+
+
+def offending(
+    reached: Iterable[Reached], allowed: Destinations, only: ConnSet | None = None
+) -> list[tuple[Reached, str]]:
+    """(rule, why) for every rule that opens more than the declared hosts' ports (within `only`)."""
+    out = []
+    for item in reached:
+        conns = item.conns if only is None else item.conns.intersect(only)
+        if not conns:
+            continue
+        bad = IPSet()
+        for cidr in item.addresses.cidrs():
+            block = IPSet.parse(cidr)
+            ok = allowed.conns_for(block)
+            if ok is None or not conns.issubset(ok):
+                bad = bad.union(block)
+        if bad:
+            out.append((item, bad.describe()))
+    return out

@@ -1,5 +1,6 @@
 """The Kubernetes part every tenant-namespace check shares: which clusters can be assessed, which of
-their namespaces are tenants, and their policies read into PolicyViews (checks/k8s_semantics)."""
+their namespaces are tenants, and the cluster model (checks/k8s: compiled policies and the engine)
+that answers for them."""
 
 from __future__ import annotations
 
@@ -8,43 +9,41 @@ from dataclasses import dataclass, field
 
 from auditor.config.models import NamespaceSelector
 from auditor.enums import FactKind
-from auditor.facts import K8sNamespace, K8sNetworkPolicy
+from auditor.facts import FactRecord, K8sNamespace, K8sNetworkPolicy, K8sPod, K8sService
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, Finding
-from checks.k8s_flavors import read_policies
-from checks.k8s_semantics import PolicyView
+from checks.k8s.cluster import ClusterModel
+from checks.k8s.ir import Policy
 
 NEEDS = frozenset({FactKind.K8S_NAMESPACE, FactKind.K8S_NETWORK_POLICY})
 
 
 @dataclass
 class Cluster:
-    """One live cluster's tenant namespaces and every policy of it, read."""
+    """One live cluster's tenant namespaces and its model."""
 
     target: str
     selector: NamespaceSelector
+    model: ClusterModel
     namespaces: list[StoredFact[K8sNamespace]] = field(default_factory=list)
     tenants: list[StoredFact[K8sNamespace]] = field(default_factory=list)
-    views: list[PolicyView] = field(default_factory=list)
-    _by_namespace: dict[str | None, list[PolicyView]] = field(default_factory=dict)
 
     def tenant_of(self, ns: K8sNamespace) -> str:
         return self.selector.tenant_of(ns.name, ns.labels)
 
-    def set_views(self, views: list[PolicyView]) -> None:
-        """Namespaced policies only ever select pods of their own namespace: index them by it."""
-        self.views = views
-        self._by_namespace = {}
-        for v in views:
-            self._by_namespace.setdefault(v.fact.record.namespace, []).append(v)
+    def gaps(self, *namespaces: str) -> str | None:
+        """Why verdicts about pods of these namespaces cannot be trusted (kinds named), or None."""
+        gaps = self.model.compiled.gaps_for(namespaces)
+        if not gaps:
+            return None
+        kinds = ", ".join(sorted({g.kind for g in gaps}))
+        return f"cannot evaluate {kinds}: " + "; ".join(g.text for g in gaps)
 
-    def namespaced(self, name: str | None) -> list[PolicyView]:
-        return list(self._by_namespace.get(name, ()))
-
-    def applying(self, ns: K8sNamespace) -> list[PolicyView]:
-        """The policies that select at least some pods of the namespace."""
-        candidates = [*self._by_namespace.get(ns.name, ()), *self._by_namespace.get(None, ())]
-        return [v for v in candidates if v.selects(ns.name, ns.labels) is not False]
+    def selecting(self, namespace: str) -> list[Policy]:
+        """The policies that select some pod the checks judge in this namespace."""
+        ns = self.model.engine.namespace_labels
+        subjects = [w for w, _, _ in self.model.subjects(namespace)]
+        return [p for p in self.model.compiled.all() if any(p.applies(w, ns) for w in subjects)]
 
 
 def tenant_clusters(check: Check, ctx: CheckContext) -> tuple[list[Cluster], list[Finding]]:
@@ -60,42 +59,48 @@ def tenant_clusters(check: Check, ctx: CheckContext) -> tuple[list[Cluster], lis
         return [], [check.not_assessed("tenant namespaces", reason)]
     selector = frontend.namespaces
     ready, gaps = check.split_assessable(ctx, [t for t in ctx.targets if t.kind == "kubernetes"], NEEDS)
-    clusters = {t.name: Cluster(t.name, selector) for t in ready}
-    for ns in ctx.facts.of(K8sNamespace):
-        cluster = clusters.get(ns.target)
-        if cluster is not None:
-            cluster.namespaces.append(ns)
-            if selector.selects(ns.record.name, ns.record.labels):
-                cluster.tenants.append(ns)
-    by_target: dict[str, list[StoredFact[K8sNetworkPolicy]]] = {name: [] for name in clusters}
-    for p in ctx.facts.of(K8sNetworkPolicy):
-        if p.target in by_target:
-            by_target[p.target].append(p)
+    names = {t.name for t in ready}
+    namespaces: dict[str, list[StoredFact[K8sNamespace]]] = {n: [] for n in names}
+    policies: dict[str, list[StoredFact[K8sNetworkPolicy]]] = {n: [] for n in names}
+    pods: dict[str, list[StoredFact[K8sPod]]] = {n: [] for n in names}
+    services: dict[str, list[StoredFact[K8sService]]] = {n: [] for n in names}
+    for ns_fact in ctx.facts.of(K8sNamespace):
+        namespaces.get(ns_fact.target, []).append(ns_fact)
+    for policy in ctx.facts.of(K8sNetworkPolicy):
+        policies.get(policy.target, []).append(policy)
+    for pod in ctx.facts.of(K8sPod):
+        pods.get(pod.target, []).append(pod)
+    for svc in ctx.facts.of(K8sService):
+        services.get(svc.target, []).append(svc)
     out: list[Cluster] = []
-    for name in sorted(clusters):
-        cluster = clusters[name]
-        if not cluster.tenants:
+    for name in sorted(names):
+        tenants = [ns for ns in namespaces[name] if selector.selects(ns.record.name, ns.record.labels)]
+        if not tenants:
             gaps.append(
                 check.not_assessed(
                     name, f"{name}: no namespace matches the declared tenant selector", target=name
                 )
             )
             continue
-        cluster.set_views(read_policies(by_target[name]))
-        out.append(cluster)
+        covered = ctx.facts.covered(name, FactKind.K8S_POD)
+        model = ClusterModel.build(
+            name, namespaces[name], policies[name], pods[name] if covered else None, services[name]
+        )
+        out.append(Cluster(name, selector, model, namespaces[name], tenants))
     return out, gaps
 
 
-def problems_of(views: Iterable[PolicyView]) -> list[str]:
-    """What could not be read in these policies, for a NOT_ASSESSED reason."""
-    return [f"{v.label()}: {p}" for v in views for p in v.problems]
-
-
-def facts_of(views: Iterable[PolicyView]) -> list[StoredFact[K8sNetworkPolicy]]:
-    seen: dict[int, StoredFact[K8sNetworkPolicy]] = {}
-    for v in views:
-        seen.setdefault(v.fact.id, v.fact)
+def facts_of(policies: Iterable[Policy | None]) -> list[StoredFact[FactRecord]]:
+    seen: dict[int, StoredFact[FactRecord]] = {}
+    for p in policies:
+        if p is not None and isinstance(p.ref, StoredFact):
+            seen.setdefault(p.ref.id, p.ref)
     return list(seen.values())
+
+
+def subject_of(policy: Policy) -> str:
+    ref = policy.ref
+    return ref.record.subject() if isinstance(ref, StoredFact) else policy.label
 
 
 class PolicyOffenses:
@@ -103,16 +108,21 @@ class PolicyOffenses:
     opens (texts in the order first found, each once), however many tenant namespaces it applies to."""
 
     def __init__(self) -> None:
-        self._texts: dict[int, list[str]] = {}
-        self._views: dict[int, PolicyView] = {}
+        self._texts: dict[str, list[str]] = {}
+        self._policies: dict[str, Policy] = {}
 
-    def add(self, view: PolicyView, text: str) -> None:
-        texts = self._texts.setdefault(view.fact.id, [])
+    def add(self, policy: Policy, text: str) -> None:
+        key = subject_of(policy)
+        texts = self._texts.setdefault(key, [])
         if text not in texts:
             texts.append(text)
-        self._views[view.fact.id] = view
+        self._policies.setdefault(key, policy)
+
+    def __bool__(self) -> bool:
+        return bool(self._texts)
 
     def findings(self, check: Check, expected: str, target: str) -> Iterator[Finding]:
-        for fact_id, texts in self._texts.items():
-            view = self._views[fact_id]
-            yield check.failed(view.subject, expected, "; ".join(texts), view.fact, target=target)
+        for key, texts in self._texts.items():
+            policy = self._policies[key]
+            found = "; ".join(texts[:12]) + (f"; and {len(texts) - 12} more" if len(texts) > 12 else "")
+            yield check.failed(key, expected, found, *facts_of([policy]), target=target)

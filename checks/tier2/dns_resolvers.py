@@ -1,8 +1,15 @@
-"""T2-DNS-APPROVED-RESOLVERS: DNS goes only to the approved resolvers, by policy and in the flow logs.
+"""T2-DNS-APPROVED-RESOLVERS: DNS goes only to the approved resolvers, by policy, by the cluster DNS's
+forwarding and in the flow logs.
 
-Policies: per tenant namespace, egress must be in default deny, and no egress allow rule may open a
-DNS port (53/udp+tcp, 853 DoT/DoQ; a rule without ports opens them too) to anything but an approved
-resolver or an in-cluster peer (CoreDNS by selector: its own upstreams show in the flow logs).
+Policies, asked of the one policy engine (checks/k8s) for every pod a tenant namespace may hold:
+egress must be in default deny, and what explicit allow rules open on a DNS port (53/udp+tcp, 853
+DoT/DoQ; a rule without ports opens them too) may reach only an approved resolver or the cluster DNS
+(its Service's cluster IP and its pods: the approved in-cluster resolver path, found in the evidence
+from `intent.tiers.frontend.cluster_dns.service`). A rule naming a DNS port towards pods other than the
+cluster DNS's (a resolver run inside a tenant namespace) fails too.
+Cluster DNS: the Corefile (`cluster_dns.corefile`, kube-system/coredns by default) may forward only to
+approved resolvers; forwarding to the node's resolv.conf is NOT_ASSESSED (its content is not in the
+evidence), as is a cluster whose Corefile is not in the evidence.
 Flow logs: no ACCEPTed conversation to port 53 or 853 of an address that is not an approved
 resolver, except from the resolvers themselves (they forward upstream).
 """
@@ -13,13 +20,25 @@ import ipaddress
 from collections import defaultdict
 from collections.abc import Iterable
 
+from auditor.config.models import FrontendTier
 from auditor.enums import FactKind, Severity, Tier
-from auditor.facts import FlowConversation, FlowLogStats
+from auditor.facts import FlowConversation, FlowLogStats, K8sDnsConfig
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.flows import conversations
-from checks.k8s_semantics import allow_rules, default_deny
-from checks.tier2._egress import DNS_PORTS, Destinations, address_offense
-from checks.tier2._k8s_scope import NEEDS, Cluster, PolicyOffenses, facts_of, problems_of, tenant_clusters
+from checks.k8s.cluster_dns import ClusterDns, find_cluster_dns
+from checks.k8s.connlist import describe
+from checks.k8s.ir import GENERIC, Action, PeerKind, Policy
+from checks.k8s.questions import NARROW, default_deny, named_ports
+from checks.tier2._egress import (
+    DNS_CONNS,
+    DNS_PORTS,
+    Destinations,
+    named_egress,
+    offending,
+    tenant_egress,
+    what,
+)
+from checks.tier2._k8s_scope import NEEDS, Cluster, PolicyOffenses, facts_of, tenant_clusters
 
 FLOW_NEEDS = frozenset({FactKind.FLOW_CONVERSATION})
 _PROTOCOLS = {6: "TCP", 17: "UDP"}
@@ -59,43 +78,146 @@ class DnsApprovedResolvers(Check):
             clusters, gaps = tenant_clusters(self, ctx)
             yield from gaps
             for cluster in clusters:
-                yield from self._policies(cluster, resolvers, expected)
+                dns = find_cluster_dns(cluster.model, frontend.cluster_dns.service)
+                yield from self._policies(cluster, resolvers.with_cluster_dns(dns), dns, expected)
+                yield from self._corefile(ctx, cluster, frontend, dns)
         flow_targets = [t for t in ctx.targets if t.kind == "flow-logs"]
         ready, gaps = self.split_assessable(ctx, flow_targets, FLOW_NEEDS)
         yield from gaps
         yield from self._flows(ctx, {t.name for t in ready}, frontend.dns_resolvers, expected)
 
-    def _policies(self, cluster: Cluster, resolvers: Destinations, expected: str) -> Iterable[Finding]:
+    def _policies(
+        self, cluster: Cluster, resolvers: Destinations, dns: ClusterDns, expected: str
+    ) -> Iterable[Finding]:
         offenses = PolicyOffenses()
         clean = []
+        named = named_ports(cluster.model.compiled)
         for ns in cluster.tenants:
             rec = ns.record
-            applying = cluster.applying(rec)
-            problems = problems_of(applying)
-            if problems:
-                reason = f"{rec.subject()}: policies could not be read in full: {'; '.join(problems)}"
+            gap = cluster.gaps(rec.name)
+            if gap is not None:
+                reason = f"{rec.subject()}: {gap}"
                 yield self.not_assessed(rec.subject(), reason, target=ns.target, expected=expected)
                 continue
-            verdict = default_deny(rec.name, rec.labels, "Egress", applying)
-            bad = not verdict.denied
-            if bad:
-                found = f"egress is not denied by default ({verdict.reason}): DNS may go to any server"
-                yield self.failed(rec.subject(), expected, found, ns, *facts_of(applying), target=ns.target)
-            for view, rule in allow_rules(rec.name, rec.labels, "Egress", applying):
-                if not any(rule.opens(proto, port) for proto, port in DNS_PORTS):
-                    continue
-                for peer in rule.peers:
-                    why = address_offense(peer, rule, resolvers)
-                    if why is not None:
-                        text = f"{rule.where} opens DNS ({rule.ports_text()}) to {peer.text}"
-                        offenses.add(view, text)
-                        bad = True
+            bad = False
+            for pod, how, _ in cluster.model.subjects(rec.name):
+                verdict = default_deny(cluster.model.engine, pod, "Egress", named)
+                if not verdict.denied:
+                    found = (
+                        f"egress of {how} is not denied by default ({verdict.reason}): DNS may go anywhere"
+                    )
+                    facts = facts_of(cluster.selecting(rec.name))
+                    yield self.failed(rec.subject(), expected, found, ns, *facts, target=ns.target)
+                    bad = True
+                    break
+            reached = tenant_egress(cluster, rec.name, resolvers).values()
+            for item, where in offending(reached, resolvers, only=DNS_CONNS):
+                opened = describe(item.conns.intersect(DNS_CONNS))
+                offenses.add(item.policy, f"{item.where} opens DNS ({opened}) to {where}")
+                bad = True
+            for policy, rule, peer in named_egress(cluster, rec.name):
+                if rule.conns(GENERIC).intersect(DNS_CONNS):
+                    offenses.add(policy, f"{rule.where} opens DNS to {peer.text} ({what(peer)})")
+                    bad = True
+            for policy, text in self._pod_resolvers(cluster, rec.name, dns):
+                offenses.add(policy, text)
+                bad = True
             if not bad:
-                clean.append((ns, applying))
+                clean.append(ns)
         yield from offenses.findings(self, expected, cluster.target)
-        for ns, applying in clean:
-            found = "egress denied by default; no allow rule opens 53/853 to an unapproved destination"
-            yield self.passed(ns.record.subject(), expected, found, ns, *facts_of(applying), target=ns.target)
+        for ns in clean:
+            found = f"egress denied by default; DNS only to approved resolvers or the {dns.text()}"
+            facts = facts_of(cluster.selecting(ns.record.name))
+            yield self.passed(ns.record.subject(), expected, found, ns, *facts, target=ns.target)
+
+    @staticmethod
+    def _pod_resolvers(cluster: Cluster, namespace: str, dns: ClusterDns) -> list[tuple[Policy, str]]:
+        """Rules that name a DNS port towards pods other than the cluster DNS's."""
+        engine = cluster.model.engine
+        ns_labels = engine.namespace_labels
+        subjects = [w for w, _, _ in cluster.model.subjects(namespace)]
+        candidates = [w for name in cluster.model.namespaces for w in cluster.model.everyone(name)]
+        out: list[tuple[Policy, str]] = []
+        for policy in cluster.model.compiled.all():
+            if not any(policy.applies(w, ns_labels) for w in subjects):
+                continue
+            for rule in policy.egress:
+                if rule.action != Action.ALLOW or not _names_dns(rule.ports):
+                    continue
+                for peer in rule.peers or ():
+                    if peer.kind not in (PeerKind.PODS, PeerKind.ANY, PeerKind.SERVICE):
+                        continue
+                    strays = sorted(
+                        {
+                            w.namespace
+                            for w in candidates
+                            if not dns.is_dns_pod(w) and peer.matches(w, ns_labels)
+                        }
+                    )
+                    if strays:
+                        out.append(
+                            (
+                                policy,
+                                f"{rule.where} opens DNS to {peer.text}: pods of {', '.join(strays)} "
+                                f"that are not the {dns.text()}",
+                            )
+                        )
+        return out
+
+    def _corefile(
+        self, ctx: CheckContext, cluster: Cluster, frontend: FrontendTier, dns: ClusterDns
+    ) -> Iterable[Finding]:
+        approved = {ipaddress.ip_address(a) for a in frontend.dns_resolvers}
+        subject = f"{cluster.target}: cluster DNS forwarding"
+        expected = (
+            f"the cluster DNS forwards only to approved resolvers ({', '.join(frontend.dns_resolvers)})"
+        )
+        if not ctx.facts.covered(cluster.target, FactKind.K8S_DNS_CONFIG):
+            reason = (
+                f"{cluster.target}: the Corefile ConfigMap ({frontend.cluster_dns.corefile}) is not in "
+                "the evidence; add it (kubectl -n kube-system get configmap coredns -o yaml) to judge where "
+                "DNS forwards"
+            )
+            yield self.not_assessed(subject, reason, target=cluster.target, expected=expected)
+            return
+        ns, _, name = frontend.cluster_dns.corefile.partition("/")
+        configs = [c for c in ctx.facts.of(K8sDnsConfig) if c.target == cluster.target]
+        chosen = [c for c in configs if (c.record.namespace, c.record.name) == (ns, name)] or configs
+        if not chosen:
+            reason = (
+                f"{cluster.target}: no Corefile ConfigMap ({frontend.cluster_dns.corefile}) in the evidence"
+            )
+            yield self.not_assessed(subject, reason, target=cluster.target, expected=expected)
+            return
+        for config in chosen:
+            rec = config.record
+            bad, unknown, good = [], [], []
+            for fwd in rec.forwards:
+                for upstream in fwd.upstreams:
+                    addr = _upstream_address(upstream)
+                    text = f"zone {fwd.zone} -> {upstream}"
+                    if addr is None:
+                        unknown.append(text)
+                    elif addr in approved:
+                        good.append(text)
+                    else:
+                        bad.append(text)
+            if bad:
+                found = "forwards to unapproved resolvers: " + ", ".join(bad)
+                yield self.failed(rec.subject(), expected, found, config, target=config.target)
+            elif unknown:
+                reason = (
+                    f"{rec.subject()}: forwards to {', '.join(unknown)}, whose resolvers are not in the "
+                    "evidence (the node's resolv.conf): declare explicit upstreams in the Corefile"
+                )
+                yield self.not_assessed(rec.subject(), reason, target=config.target, expected=expected)
+            else:
+                found = (
+                    ("forwards only to " + ", ".join(good))
+                    if good
+                    else "forwards nowhere (answers cluster names only)"
+                )
+                yield self.passed(rec.subject(), expected, found, config, target=config.target)
 
     def _flows(
         self, ctx: CheckContext, names: set[str], approved: list[str], expected: str
@@ -124,3 +246,28 @@ class DnsApprovedResolvers(Check):
             found = f"{counted[name]} accepted DNS conversation(s), all to approved resolvers"
             evidence = [s for s in stats if s.target == name]
             yield self.passed(f"flow logs {name}", expected, found, *evidence, target=name)
+
+
+def _names_dns(ports: tuple[object, ...] | None) -> bool:
+    """Does the rule name a DNS port explicitly (a narrow range holding 53 or 853)?"""
+    for spec in ports or ():
+        lo, hi = getattr(spec, "lo", None), getattr(spec, "hi", None)
+        if lo is None:
+            continue
+        top = hi if hi is not None else lo
+        if top - lo < NARROW and (lo <= 53 <= top or lo <= 853 <= top):
+            return True
+    return False
+
+
+def _upstream_address(upstream: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """`dns://10.0.0.2:53`, `tls://1.1.1.1`, `[2001:db8::1]:53` -> the address; a path -> None."""
+    text = upstream.split("://", 1)[-1]
+    if text.startswith("["):
+        text = text[1:].split("]", 1)[0]
+    elif text.count(":") == 1:
+        text = text.split(":", 1)[0]
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None

@@ -1,11 +1,11 @@
 """T2-EGRESS-PROXY-ONLY: tenant egress goes only to the declared proxy, the resolvers and the cluster.
 
-Per tenant namespace: egress must be in default deny (else every destination is open), and every
-egress allow rule of every policy selecting its pods (any flavor, ANP/BANP Allow included) may reach
-only in-cluster peers (pod/namespace selectors, services, nodes) or an address block inside a
-declared proxy host (on its port) or resolver (53/udp+tcp, 853). Any peer, `world`, FQDNs, cloud
-groups, or a block covering other space (0.0.0.0/0 first of all) fail, as does a rule opening more
-ports to the proxy than the one declared.
+Per tenant namespace, asked of the one policy engine (checks/k8s) for every pod the namespace may
+hold: egress must be in default deny (else every destination is open), and what explicit allow rules
+(any flavor, ANP/BANP Allow included, after every deny and precedence) let the pods reach outside the
+cluster's pods and Services must lie inside a declared proxy host (on its port), a resolver (53/853)
+or the cluster DNS. Any peer, `world`, a block covering other space (0.0.0.0/0 first of all), FQDN
+rules and cloud or CIDR groups fail, as does a rule opening more ports to the proxy than declared.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ from collections.abc import Iterable
 
 from auditor.enums import Severity, Tier
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.k8s_semantics import allow_rules, default_deny
-from checks.tier2._egress import Destinations, address_offense
-from checks.tier2._k8s_scope import NEEDS, PolicyOffenses, facts_of, problems_of, tenant_clusters
+from checks.k8s.cluster_dns import find_cluster_dns
+from checks.k8s.connlist import describe
+from checks.k8s.questions import default_deny, named_ports
+from checks.tier2._egress import Destinations, named_egress, offending, tenant_egress, what
+from checks.tier2._k8s_scope import NEEDS, PolicyOffenses, facts_of, tenant_clusters
 
 
 class EgressProxyOnly(Check):
@@ -42,42 +44,45 @@ class EgressProxyOnly(Check):
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         frontend = ctx.intent.tiers.frontend
         assert frontend is not None
-        allowed = Destinations.proxies_and_resolvers(frontend)
-        expected = f"egress denied by default; allowed only to {allowed.text()} and in-cluster peers"
+        declared = Destinations.proxies_and_resolvers(frontend)
+        expected = f"egress denied by default; allowed only to {declared.text()} and in-cluster peers"
         clusters, gaps = tenant_clusters(self, ctx)
         yield from gaps
         for cluster in clusters:
+            allowed = declared.with_cluster_dns(find_cluster_dns(cluster.model, frontend.cluster_dns.service))
+            named = named_ports(cluster.model.compiled)
             offenses = PolicyOffenses()
             clean = []
             for ns in cluster.tenants:
                 rec = ns.record
-                applying = cluster.applying(rec)
-                problems = problems_of(applying)
-                if problems:
-                    reason = f"{rec.subject()}: policies could not be read in full: {'; '.join(problems)}"
+                gap = cluster.gaps(rec.name)
+                if gap is not None:
+                    reason = f"{rec.subject()}: {gap}"
                     yield self.not_assessed(rec.subject(), reason, target=ns.target, expected=expected)
                     continue
-                verdict = default_deny(rec.name, rec.labels, "Egress", applying)
-                bad = not verdict.denied
-                if bad:
-                    found = f"egress is not denied by default ({verdict.reason}): any destination is open"
-                    facts = [ns, *facts_of(applying)]
-                    yield self.failed(rec.subject(), expected, found, *facts, target=ns.target)
-                for view, rule in allow_rules(rec.name, rec.labels, "Egress", applying):
-                    for peer in rule.peers:
-                        why = address_offense(peer, rule, allowed)
-                        if why is not None:
-                            text = f"{rule.where} allows {why}"
-                            offenses.add(view, text)
-                            bad = True
+                bad = False
+                for pod, how, _ in cluster.model.subjects(rec.name):
+                    verdict = default_deny(cluster.model.engine, pod, "Egress", named)
+                    if not verdict.denied:
+                        found = f"egress of {how} is not denied by default ({verdict.reason}): all is open"
+                        facts = [ns, *facts_of(cluster.selecting(rec.name))]
+                        yield self.failed(rec.subject(), expected, found, *facts, target=ns.target)
+                        bad = True
+                        break
+                for item, where in offending(tenant_egress(cluster, rec.name, allowed).values(), allowed):
+                    offenses.add(
+                        item.policy,
+                        f"{item.where} allows {describe(item.conns)} to {where} "
+                        f"(not a declared {allowed.text()})",
+                    )
+                    bad = True
+                for policy, rule, peer in named_egress(cluster, rec.name):
+                    offenses.add(policy, f"{rule.where} allows {peer.text} ({what(peer)})")
+                    bad = True
                 if not bad:
-                    clean.append((ns, applying))
+                    clean.append(ns)
             yield from offenses.findings(self, expected, cluster.target)
-            for ns, applying in clean:
-                n = sum(1 for _ in allow_rules(ns.record.name, ns.record.labels, "Egress", applying))
-                found = (
-                    f"egress denied by default; {n} egress allow rule(s), all to declared or in-cluster peers"
-                )
-                yield self.passed(
-                    ns.record.subject(), expected, found, ns, *facts_of(applying), target=ns.target
-                )
+            for ns in clean:
+                found = "egress denied by default; explicit egress reaches only declared or in-cluster peers"
+                facts = facts_of(cluster.selecting(ns.record.name))
+                yield self.passed(ns.record.subject(), expected, found, ns, *facts, target=ns.target)

@@ -1,15 +1,16 @@
 """T2-NO-CROSS-TENANT: no policy admits traffic between tenants' namespaces.
 
-For every allow rule (ingress and egress, every flavor) of every policy selecting pods of a tenant
-namespace, the rule's peers must not include pods of another tenant: a namespace selector matching
-another tenant's namespace, a selector over every namespace (`namespaceSelector: {}`, Cilium entity
-`cluster`/`all`, Calico `all()`, a GlobalNetworkPolicy rule without namespaceSelector), or a rule
-without peers. Tenants are the namespaces the intent selects, grouped by `tenant_label` when set.
+Asked of the project's one policy engine (checks/k8s): for every pod a tenant namespace may hold (its
+pods in the evidence and representatives) and every pod another tenant's namespace may hold (its pods,
+representatives, and a pod per selector a rule peer names), is egress to it, or ingress from it,
+allowed by an explicit rule (any flavor, with every precedence: a Calico Deny ordered first, a Cilium
+deny, an admin Deny all stop it)? Each such rule's policy fails once, listing what it opens. Traffic
+allowed only because nothing isolates a pod is T2-NS-DEFAULT-DENY's finding, not this one. Tenants
+are the namespaces the intent selects, grouped by `tenant_label` when set.
 
-Address blocks (ipBlock, toCIDR, nets) are judged against other tenants' pods only when pod IPs are
-in the evidence (K8sPod.ip); without them an ipBlock is not read as reaching pods, because the
-Kubernetes API leaves ipBlock matching of pod IPs to the CNI. T2-EGRESS-PROXY-ONLY still fails broad
-egress blocks.
+Kubernetes ipBlocks are read as netpol-analyzer reads them (never the cluster's own pods); so, when pod
+IPs are in the evidence (K8sPod.ip), an allow rule whose address block holds another tenant's pod
+addresses is reported as well: CNIs differ on whether such blocks match pods.
 """
 
 from __future__ import annotations
@@ -18,15 +19,15 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from auditor.enums import Severity, Tier
-from auditor.facts import K8sNamespace, K8sPod
+from auditor.facts import K8sPod
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.k8s_semantics import Direction, NamespaceScope, Peer, PeerKind, allow_rules
+from checks.k8s.ir import Action, Peer, PeerKind, Policy
+from checks.k8s.questions import explicit_rules
+from checks.k8s.workloads import Workload
 from checks.netutil import network
-from checks.tier2._k8s_scope import NEEDS, Cluster, PolicyOffenses, facts_of, problems_of, tenant_clusters
+from checks.tier2._k8s_scope import NEEDS, Cluster, PolicyOffenses, facts_of, tenant_clusters
 from checks.tier2._pod_addresses import PodAddresses
-
-_DIRECTIONS: tuple[Direction, ...] = ("Ingress", "Egress")
 
 
 class NoCrossTenant(Check):
@@ -62,79 +63,96 @@ class NoCrossTenant(Check):
         expected = f"allow rules reach only the tenant's own namespaces (tenants: {_groups(tenants)})"
         offenses = PolicyOffenses()
         clean = []
-        index = _Index([ns.record for ns in cluster.tenants])
+        engine = cluster.model.engine
+        peers_of = {name: cluster.model.everyone(name) for name in tenants}
         for ns in cluster.tenants:
             rec = ns.record
-            applying = cluster.applying(rec)
-            problems = problems_of(applying)
-            if problems:
-                reason = f"{rec.subject()}: policies could not be read in full: {'; '.join(problems)}"
+            others = sorted(o for o in tenants if tenants[o] != tenants[rec.name])
+            gap = cluster.gaps(rec.name, *others)
+            if gap is not None:
+                reason = f"{rec.subject()}: {gap}"
                 yield self.not_assessed(rec.subject(), reason, target=ns.target, expected=expected)
                 continue
-            others = {o.record.name for o in cluster.tenants if tenants[o.record.name] != tenants[rec.name]}
             bad = False
-            for direction in _DIRECTIONS:
-                for view, rule in allow_rules(rec.name, rec.labels, direction, applying):
-                    for peer in rule.peers:
-                        reached = _reaches(peer, others, index, pods)
-                        if reached is None:
-                            continue
-                        verb = "admits" if direction == "Ingress" else "opens egress to"
-                        into = "into" if direction == "Ingress" else "from"
-                        text = f"{rule.where} {verb} {peer.text}: {reached} {into} {rec.name}"
-                        offenses.add(view, text)
-                        bad = True
+            subjects = [w for w, _, _ in cluster.model.subjects(rec.name)]
+            for pod in subjects:
+                if not self._may_leave(cluster, pod):
+                    continue
+                for other in others:
+                    for them in peers_of[other]:
+                        out = engine.direction(pod, them, ingress=False)
+                        if out.explicit:
+                            for policy, where in explicit_rules(out.because):
+                                offenses.add(policy, f"{where} opens egress to {_pods(them)} from {rec.name}")
+                                bad = True
+                        inward = engine.direction(them, pod, ingress=True)
+                        if inward.explicit:
+                            for policy, where in explicit_rules(inward.because):
+                                offenses.add(policy, f"{where} admits {_pods(them)} into {rec.name}")
+                                bad = True
+            for policy, rule, peer in self._address_rules(cluster, subjects):
+                reached = _pods_in_block(peer, set(others), pods)
+                if reached is not None:
+                    offenses.add(policy, f"{rule} allows {peer.text}: {reached} from/into {rec.name}")
+                    bad = True
             if not bad:
-                clean.append((ns, applying))
+                clean.append(ns)
         yield from offenses.findings(self, expected, cluster.target)
-        for ns, applying in clean:
-            n = sum(len(allow_rules(ns.record.name, ns.record.labels, d, applying)) for d in _DIRECTIONS)
-            found = f"{n} allow rule(s) from {len(applying)} policy(ies); none reaches another tenant"
+        for ns in clean:
+            applying = cluster.selecting(ns.record.name)
+            found = (
+                f"{len(applying)} policy(ies) select its pods; none allows another tenant's pods in or out"
+            )
             yield self.passed(ns.record.subject(), expected, found, ns, *facts_of(applying), target=ns.target)
 
+    @staticmethod
+    def _may_leave(cluster: Cluster, pod: Workload) -> bool:
+        """Does some allow rule of a policy selecting the pod name peers outside its namespace?"""
+        ns = cluster.model.engine.namespace_labels
+        for policy in cluster.model.compiled.all():
+            if not policy.applies(pod, ns):
+                continue
+            for direction in ("Ingress", "Egress"):
+                for rule in policy.rules(direction):
+                    if rule.action != Action.ALLOW:
+                        continue
+                    if rule.peers is None or any(p.namespace != pod.namespace for p in rule.peers):
+                        return True
+        return bool(cluster.model.compiled.profiles)
 
-class _Index:
-    """Tenant namespaces by label, so a selector requiring `k=v` tests only the namespaces carrying it."""
+    @staticmethod
+    def _address_rules(cluster: Cluster, subjects: list[Workload]) -> list[tuple[Policy, str, Peer]]:
+        ns = cluster.model.engine.namespace_labels
+        out = []
+        for policy in cluster.model.compiled.all():
+            if not any(policy.applies(w, ns) for w in subjects):
+                continue
+            for direction in ("Ingress", "Egress"):
+                for rule in policy.rules(direction):
+                    if rule.action != Action.ALLOW:
+                        continue
+                    for peer in rule.peers or ():
+                        if peer.kind == PeerKind.ADDRESSES and not peer.selects_pods:
+                            out.append((policy, rule.where, peer))
+        return out
 
-    def __init__(self, namespaces: list[K8sNamespace]) -> None:
-        self.all = namespaces
-        self.by_label: dict[tuple[str, str], list[K8sNamespace]] = defaultdict(list)
-        for ns in namespaces:
-            for item in ns.labels.items():
-                self.by_label[item].append(ns)
 
-    def candidates(self, scope: NamespaceScope) -> list[K8sNamespace]:
-        if scope.same is not None:
-            return [ns for ns in self.all if ns.name == scope.same]
-        return self.by_label.get(scope.required, []) if scope.required else self.all
-
-
-def _reaches(peer: Peer, others: set[str], index: _Index, pods: PodAddresses) -> str | None:
-    """What of other tenants this peer covers, or None."""
-    if peer.kind == PeerKind.ANY:
-        return "every peer, so every tenant"
-    scope = peer.namespaces
-    if peer.kind in (PeerKind.PODS, PeerKind.SERVICE) and scope is not None:
-        if scope.everything:
-            return "every namespace, so every tenant"
-        hit = sorted(
-            o.name for o in index.candidates(scope) if o.name in others and scope.matches(o.name, o.labels)
-        )
-        return f"namespace(s) {', '.join(hit)} of other tenant(s)" if hit else None
-    if peer.kind == PeerKind.CIDR and peer.cidr:
-        return _pods_in_block(peer, others, pods)
-    return None
+def _pods(pod: Workload) -> str:
+    labels = ", ".join(f"{k}={v}" for k, v in pod.labels)
+    who = f"pod {pod.name}" if pod.ref is not None else (f"pods with {labels}" if labels else "any pod")
+    return f"{who} of namespace {pod.namespace} (another tenant)"
 
 
 def _pods_in_block(peer: Peer, others: set[str], pods: PodAddresses) -> str | None:
-    net = network(peer.cidr or "")
-    if net is None:
-        return None
-    excepts = [n for n in (network(e) for e in peer.except_) if n is not None]
-    hit = [
-        f"{pod.record.namespace}/{pod.record.name} ({addr})"
-        for pod, addr in pods.in_block(net, excepts, others)
-    ]
+    hit: list[str] = []
+    for net in peer.block.cidrs():
+        parsed = network(net)
+        if parsed is None:
+            continue
+        hit += [
+            f"{pod.record.namespace}/{pod.record.name} ({addr})"
+            for pod, addr in pods.in_block(parsed, [], others)
+        ]
     if not hit:
         return None
     more = f" and {len(hit) - 3} more" if len(hit) > 3 else ""

@@ -1,15 +1,14 @@
 """T2-NS-DEFAULT-DENY: every tenant namespace denies ingress and egress by default, whatever the CNI.
 
-A direction is in default deny when the first policy layer that decides the generic connection (any
-peer, any port) denies it for every pod of the namespace (checks/k8s_semantics.default_deny):
-- an AdminNetworkPolicy rule that denies everything (an ANP that allows everything re-opens it);
-- or NetworkPolicy-layer isolation of all pods: a Kubernetes NetworkPolicy with `podSelector: {}` and
-  the direction in policyTypes; a Cilium CNP/CCNP whose endpointSelector covers the namespace and has a
-  non-empty ingress/egress (or *Deny) section; a Calico NetworkPolicy/GlobalNetworkPolicy whose
-  selector is true for every pod (`all()`, or a namespace test) with the direction in `types`; unless
-  a rule of that layer allows everything first (Kubernetes `ingress: [{}]`, Cilium entity `all`,
-  Calico Allow with no peer restriction, by Calico `order`; deny wins ties and always wins in Cilium);
-- or a BaselineAdminNetworkPolicy rule that denies everything, for pods nothing above isolates.
+Asked of the project's one policy engine (checks/k8s), for every pod the namespace may hold (its pods
+in the evidence, a pod with no labels, and a pod per selector of a policy that may apply): a direction
+is in default deny when the generic connection (a peer no rule names, on a port no rule names) is
+denied. So an AdminNetworkPolicy that denies everything passes and one that allows everything fails;
+a Kubernetes NetworkPolicy `podSelector: {}` with the direction in policyTypes, a Cilium policy with a
+non-empty ingress/egress (or *Deny) section, a Calico policy or GlobalNetworkPolicy selecting every pod
+(by `order`, Pass, end-of-tier deny) all isolate; a rule allowing every peer on every port re-opens;
+a BaselineAdminNetworkPolicy denying everything covers pods nothing above isolates. A policy selecting
+only some pods leaves the others open (the pod with no labels shows it).
 """
 
 from __future__ import annotations
@@ -20,8 +19,9 @@ from auditor.enums import Severity, Tier
 from auditor.facts import FactRecord
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.k8s_semantics import Direction, default_deny
-from checks.tier2._k8s_scope import NEEDS, facts_of, problems_of, tenant_clusters
+from checks.k8s.ir import DIRECTIONS
+from checks.k8s.questions import DenyVerdict, default_deny, named_ports
+from checks.tier2._k8s_scope import NEEDS, facts_of, tenant_clusters
 
 EXPECTED = "every pod denied by default for ingress and for egress (nothing above the deny allows everything)"
 
@@ -51,29 +51,32 @@ class NamespaceDefaultDeny(Check):
         clusters, gaps = tenant_clusters(self, ctx)
         yield from gaps
         for cluster in clusters:
+            named = named_ports(cluster.model.compiled)
+            engine = cluster.model.engine
             for ns in cluster.tenants:
                 rec = ns.record
-                applying = cluster.applying(rec)
-                own = [
-                    *cluster.namespaced(rec.name),
-                    *cluster.namespaced(None),
-                ]  # unreadable ones select nothing
-                problems = problems_of({id(v): v for v in [*applying, *own]}.values())
                 subject = rec.subject()
-                if problems:
-                    reason = f"{subject}: policies could not be read in full: {'; '.join(problems)}"
-                    yield self.not_assessed(subject, reason, target=ns.target, expected=EXPECTED)
+                gap = cluster.gaps(rec.name)
+                if gap is not None:
+                    yield self.not_assessed(subject, f"{subject}: {gap}", target=ns.target, expected=EXPECTED)
                     continue
-                verdicts = {d: default_deny(rec.name, rec.labels, d, applying) for d in _DIRECTIONS}
-                found = "; ".join(f"{d.lower()}: {v.reason}" for d, v in verdicts.items())
-                deciding = facts_of(p for v in verdicts.values() for p in v.because)
-                facts: list[StoredFact[FactRecord]] = [ns, *deciding]
-                if all(v.denied for v in verdicts.values()):
+                failures: list[str] = []
+                reasons: dict[str, DenyVerdict] = {}
+                deciding: list[object] = []
+                for direction in DIRECTIONS:
+                    for pod, how, _ in cluster.model.subjects(rec.name):
+                        verdict = default_deny(engine, pod, direction, named)
+                        deciding.extend(verdict.because)
+                        if not verdict.denied:
+                            failures.append(f"{direction.lower()} of {how}: {verdict.reason}")
+                            break
+                        reasons.setdefault(direction, verdict)
+                facts: list[StoredFact[FactRecord]] = [ns, *facts_of(deciding)]  # type: ignore[arg-type]
+                if not failures:
+                    found = "; ".join(f"{d.lower()}: {v.reason}" for d, v in reasons.items())
                     yield self.passed(subject, EXPECTED, found, *facts, target=ns.target)
                     continue
-                others = [f for f in facts_of(applying) if f.id not in {d.id for d in deciding}]
-                found += f" ({len(applying)} policy(ies) select pods here)"
+                applying = cluster.selecting(rec.name)
+                found = "; ".join(failures) + f" ({len(applying)} policy(ies) select pods here)"
+                others = [f for f in facts_of(applying) if f not in facts]
                 yield self.failed(subject, EXPECTED, found, *facts, *others, target=ns.target)
-
-
-_DIRECTIONS: tuple[Direction, ...] = ("Ingress", "Egress")

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from auditor.capture import RawCapture
 from auditor.enums import FactKind
 from auditor.facts.base import FactRecord
-from auditor.facts.kubernetes import K8sNamespace, K8sNetworkPolicy, LabelSelector, PolicyFlavor
+from auditor.facts.kubernetes import K8sDnsConfig, K8sNamespace, K8sNetworkPolicy, LabelSelector, PolicyFlavor
 from auditor.normalize import NormalizeResult, Problem
 from collectors.normalizers.kubernetes_docs import Document, load_documents
 from collectors.normalizers.kubernetes_spec import (
@@ -159,7 +159,11 @@ def _normalize_object(obj: _Object, cluster: str, origin: str, result: Normalize
             result.problems.append(Problem(origin, message, obj.line, hint="audit this policy by hand"))
         return
     try:
-        result.add(handler(obj, cluster))
+        fact = handler(obj, cluster)
+        if fact is not None:
+            result.add(fact)
+            if isinstance(fact, K8sDnsConfig):
+                result.covers.add(FactKind.K8S_DNS_CONFIG)
     except (ShapeError, ValidationError, TypeError, ValueError) as exc:
         detail = str(exc) if isinstance(exc, ShapeError) else _short(exc)
         result.problems.append(Problem(origin, f"{_describe(obj)}: {detail}", obj.line))
@@ -186,7 +190,7 @@ def _describe(obj: _Object) -> str:
     return f"{prefix}{obj.kind} {who}"
 
 
-_Handler = Callable[[_Object, str], FactRecord]
+_Handler = Callable[[_Object, str], FactRecord | None]
 
 
 def _handler(group: str, kind: str) -> _Handler | None:
@@ -199,13 +203,83 @@ def _handler(group: str, kind: str) -> _Handler | None:
         return _kubernetes_policy
     if kind in ("NetworkPolicy", "GlobalNetworkPolicy") and group in _CALICO_GROUPS:
         return _calico_policy
+    if kind in _CALICO_OBJECTS and group in _CALICO_GROUPS:
+        return _calico_object
     if kind in ("CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy") and group == _CILIUM_GROUP:
         return _cilium_policy
     if kind in ("AdminNetworkPolicy", "BaselineAdminNetworkPolicy", "ClusterNetworkPolicy") and (
         group == _ANP_GROUP
     ):
         return _admin_policy
+    if _unsupported(group, kind):
+        return _unsupported_policy
     return None
+
+
+# Kinds that change which connections are allowed and that the engine does not evaluate: read as
+# UNSUPPORTED so the findings they may affect are NOT_ASSESSED (never read as if absent).
+_POLICY_GROUPS = (
+    "networking.k8s.io",
+    "policy.networking.k8s.io",
+    "cilium.io",
+    "projectcalico.org",
+    "crd.projectcalico.org",
+    "network.openshift.io",
+    "k8s.ovn.org",
+    "k8s.cni.cncf.io",
+    "security.istio.io",
+    "networking.gke.io",
+    "vpcresources.k8s.aws",
+)
+_OTHER_TRAFFIC_KINDS = frozenset({"EgressFirewall", "HostEndpoint", "MultiNetworkPolicy"})
+_CALICO_OBJECTS = {
+    "NetworkSet": PolicyFlavor.CALICO_NETWORK_SET,
+    "GlobalNetworkSet": PolicyFlavor.CALICO_GLOBAL_NETWORK_SET,
+    "Profile": PolicyFlavor.CALICO_PROFILE,
+    "Tier": PolicyFlavor.CALICO_TIER,
+}
+
+
+def _unsupported(group: str, kind: str) -> bool:
+    if kind in _OTHER_TRAFFIC_KINDS:
+        return True
+    if kind.startswith("Staged") or group.startswith("gateway."):  # previews and L7 policies: no effect here
+        return False
+    return group.endswith(_POLICY_GROUPS) and kind.endswith("Policy") and kind not in _READ_KINDS
+
+
+def _unsupported_policy(obj: _Object, cluster: str) -> K8sNetworkPolicy:
+    metadata = mapping(obj.body.get("metadata"), "metadata")
+    name = metadata.get("name")
+    if not isinstance(name, str) or not name:
+        raise ShapeError("metadata.name is missing")
+    namespace = metadata.get("namespace")
+    spec = obj.body.get("spec")
+    return K8sNetworkPolicy(
+        cluster=cluster,
+        namespace=namespace if isinstance(namespace, str) and namespace else None,
+        name=name,
+        flavor=PolicyFlavor.UNSUPPORTED,
+        api_kind=obj.kind,
+        spec=spec if isinstance(spec, dict) else {},
+        labels=string_map(metadata.get("labels"), "metadata.labels"),
+    )
+
+
+def _calico_object(obj: _Object, cluster: str) -> K8sNetworkPolicy:
+    """NetworkSet (namespaced), GlobalNetworkSet, Profile and Tier: what Calico policies resolve against."""
+    flavor = _CALICO_OBJECTS[obj.kind]
+    name, namespace = _metadata(obj, namespaced=obj.kind == "NetworkSet")
+    metadata = mapping(obj.body.get("metadata"), "metadata")
+    return K8sNetworkPolicy(
+        cluster=cluster,
+        namespace=namespace,
+        name=name,
+        flavor=flavor,
+        api_kind=obj.kind,
+        spec=mapping(obj.body.get("spec"), "spec"),
+        labels=string_map(metadata.get("labels"), "metadata.labels"),
+    )
 
 
 def _metadata(obj: _Object, *, namespaced: bool) -> tuple[str, str | None]:

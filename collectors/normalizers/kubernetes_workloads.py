@@ -1,8 +1,10 @@
-"""Pods, Services and Ingresses of a `k8s.manifest` capture, as facts.
+"""Pods, Services, Ingresses, OpenShift Routes and the CoreDNS ConfigMap of a `k8s.manifest` capture.
 
-Pods resolve what policies select (labels) and which numbers their named ports stand for; Services and
-Ingresses show what is exposed and whether TLS ends at the ingress. Only names of TLS Secrets are read,
-never their content. Strict like the policy parser: a field of the wrong type is a ShapeError naming it.
+Pods resolve what policies select (labels, service account) and which numbers their named ports stand
+for; Services, Ingresses and Routes show what is exposed and whether TLS ends at the ingress; the
+CoreDNS Corefile says where the cluster DNS forwards. Only names of TLS Secrets are read, never their
+content, and of ConfigMaps only a `Corefile`. Strict like the policy parser: a field of the wrong type
+is a ShapeError naming it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from auditor.enums import FactKind
 from auditor.facts.base import FactRecord
 from auditor.facts.kubernetes import (
     ContainerPort,
+    DnsForward,
     IngressBackend,
+    K8sDnsConfig,
     K8sIngress,
     K8sPod,
     K8sService,
@@ -26,10 +30,16 @@ DEFAULT_NAMESPACE = "default"
 _INGRESS_GROUPS = ("networking.k8s.io", "extensions")
 _INGRESS_CLASS_ANNOTATION = "kubernetes.io/ingress.class"
 # The fact kind each workload kind (and its typed list) proves was looked at.
-WORKLOAD_COVERS = {"Pod": FactKind.K8S_POD, "Service": FactKind.K8S_SERVICE, "Ingress": FactKind.K8S_INGRESS}
-NAMESPACED = frozenset(WORKLOAD_COVERS)
+WORKLOAD_COVERS = {
+    "Pod": FactKind.K8S_POD,
+    "Service": FactKind.K8S_SERVICE,
+    "Ingress": FactKind.K8S_INGRESS,
+    "Route": FactKind.K8S_INGRESS,
+}
+NAMESPACED = frozenset({*WORKLOAD_COVERS, "ConfigMap"})
+_ROUTE_GROUP = "route.openshift.io"
 
-WorkloadHandler = Callable[[dict[str, Any], str], FactRecord]
+WorkloadHandler = Callable[[dict[str, Any], str], FactRecord | None]
 
 
 def workload_handler(group: str, kind: str) -> WorkloadHandler | None:
@@ -39,6 +49,10 @@ def workload_handler(group: str, kind: str) -> WorkloadHandler | None:
         return service
     if kind == "Ingress" and group in _INGRESS_GROUPS:
         return ingress
+    if kind == "Route" and group == _ROUTE_GROUP:
+        return route
+    if kind == "ConfigMap" and group == "":
+        return dns_config
     return None
 
 
@@ -92,6 +106,10 @@ def pod(body: dict[str, Any], cluster: str) -> K8sPod:
         owner=_owner(metadata, labels),
         phase=_optional_string(status.get("phase"), "status.phase"),
         ports=_container_ports(spec),
+        service_account=_optional_string(
+            spec.get("serviceAccountName", spec.get("serviceAccount")), "spec.serviceAccountName"
+        )
+        or "default",
     )
 
 
@@ -113,6 +131,8 @@ def _owner(metadata: dict[str, Any], labels: dict[str, str]) -> str | None:
     if not references:
         return None
     chosen = next((r for r in references if r.get("controller") is True), references[0])
+    if not chosen.get("kind") or not chosen.get("name"):
+        return None  # an owner without a kind (or name) names nothing: the pod is its own workload
     kind = string(chosen.get("kind"), "metadata.ownerReferences.kind")
     name = string(chosen.get("name"), "metadata.ownerReferences.name")
     template_hash = labels.get("pod-template-hash")
@@ -271,3 +291,83 @@ def _backend(value: object, host: str | None, path: str | None, where: str) -> I
             port=None if port_value is None else _int_or_name(port_value, f"{where}.servicePort"),
         )
     return IngressBackend(host=host, path=path)  # a `resource` backend (e.g. a storage bucket)
+
+
+# --- OpenShift Route -------------------------------------------------------------------------------
+
+
+def route(body: dict[str, Any], cluster: str) -> K8sIngress:
+    """A Route exposes one host through the router (the ingress controller) to Services: `to` and up to
+    three `alternateBackends`, on `port.targetPort` (all the Service's ports when unset)."""
+    _, namespace, name = _identity(body)
+    spec = mapping(body.get("spec"), "spec")
+    host = _optional_string(spec.get("host"), "spec.host")
+    port = mapping(spec.get("port"), "spec.port").get("targetPort")
+    target = None if port is None else _int_or_name(port, "spec.port.targetPort")
+    backends = []
+    for where, raw in [
+        ("spec.to", spec.get("to")),
+        *(
+            (f"spec.alternateBackends[{i}]", b)
+            for i, b in enumerate(sequence(spec.get("alternateBackends"), "spec.alternateBackends"))
+        ),
+    ]:
+        entry = mapping(raw, where, allow_none=False)
+        kind = entry.get("kind") or "Service"
+        if kind != "Service":
+            continue  # netpol-analyzer ignores targets of other kinds too
+        backends.append(
+            IngressBackend(host=host, service=string(entry.get("name"), f"{where}.name"), port=target)
+        )
+    tls = mapping(spec.get("tls"), "spec.tls")
+    termination = _optional_string(tls.get("termination"), "spec.tls.termination")
+    hosts = [host] if host else []
+    return K8sIngress(
+        cluster=cluster,
+        namespace=namespace,
+        name=name,
+        resource="Route",
+        hosts=hosts,
+        tls_hosts=hosts if termination else [],
+        tls_secrets=[f"route tls ({termination})"] if termination else [],
+        backends=backends,
+    )
+
+
+# --- CoreDNS ConfigMap -----------------------------------------------------------------------------
+
+
+def dns_config(body: dict[str, Any], cluster: str) -> K8sDnsConfig | None:
+    """The ConfigMap holding a `Corefile` (CoreDNS's; kube-system/coredns on most clusters). Any other
+    ConfigMap is not read at all: it may hold secrets-adjacent data the audit has no use for."""
+    _, namespace, name = _identity(body)
+    data = mapping(body.get("data"), "data")
+    corefile = data.get("Corefile")
+    if corefile is None:
+        return None
+    return K8sDnsConfig(
+        cluster=cluster,
+        namespace=namespace,
+        name=name,
+        forwards=corefile_forwards(string(corefile, "data.Corefile")),
+    )
+
+
+def corefile_forwards(text: str) -> list[DnsForward]:
+    """The `forward` directives of each server block (coredns.io/plugins/forward): `forward FROM TO...`."""
+    out: list[DnsForward] = []
+    depth = 0
+    zones: list[str] = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = line.replace("{", " { ").replace("}", " } ").split()
+        if depth == 0 and "{" in words:
+            zones = [w.split("://", 1)[-1].rsplit(":", 1)[0] or "." for w in words[: words.index("{")]]
+        if depth == 1 and words and words[0] == "forward" and len(words) >= 3:
+            upstreams = [w for w in words[2:] if w not in ("{", "}")]
+            stop = words.index("{") - 2 if "{" in words else len(upstreams)
+            out.extend(DnsForward(zone=z, upstreams=upstreams[:stop]) for z in zones or ["."])
+        depth += words.count("{") - words.count("}")
+    return out

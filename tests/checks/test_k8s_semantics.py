@@ -1,5 +1,6 @@
-"""Policy semantics on real manifests, read through the real Kubernetes normalizer: what each file is
-documented to do (Cilium's connectivity-test policies, the Kubernetes network-policy recipes)."""
+"""Policy semantics on real manifests, read through the real Kubernetes normalizer and the one policy
+engine (checks/k8s): what each file is documented to do (Cilium's connectivity-test policies, the
+Kubernetes network-policy recipes)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,27 @@ import pytest
 
 from auditor.capture import RawCapture
 from auditor.facts import K8sNetworkPolicy
-from auditor.store.reader import StoredFact
-from checks.k8s_flavors import read_policies
-from checks.k8s_semantics import Action, PeerKind, PolicyView, Rule, default_deny
-from checks.tier2._egress import DNS_PORTS
+from checks.k8s.compile import compile_policies
+from checks.k8s.connlist import describe
+from checks.k8s.engine import PolicyEngine
+from checks.k8s.ir import Direction
+from checks.k8s.questions import default_deny, named_ports
+from checks.k8s.workloads import Workload, freeze
+from checks.lateral.addresses import IPSet
 from collectors.normalizers.kubernetes import normalize_manifest
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "k8s_semantics"
-NS = {"kubernetes.io/metadata.name": "default"}
+NAMESPACES = {
+    "default": {"kubernetes.io/metadata.name": "default"},
+    "kube-system": {"kubernetes.io/metadata.name": "kube-system"},
+    "team-a": {"kubernetes.io/metadata.name": "team-a"},
+    "production": {"kubernetes.io/metadata.name": "production", "purpose": "production"},
+}
+WORLD = IPSet.parse("203.0.113.0/24")
 
 
-def views(*files: str) -> list[PolicyView]:
-    facts: list[StoredFact[K8sNetworkPolicy]] = []
+def engine(*files: str) -> PolicyEngine:
+    records: list[K8sNetworkPolicy] = []
     for name in files:
         path = ROOT / name
         capture = RawCapture(
@@ -29,92 +39,88 @@ def views(*files: str) -> list[PolicyView]:
         )
         result = normalize_manifest(capture)
         assert not result.problems, result.problems
-        for record in result.facts:
-            assert isinstance(record, K8sNetworkPolicy)
-            facts.append(StoredFact(len(facts) + 1, record.kind, "lab", 1, "0" * 64, record))
-    return read_policies(facts)
+        records += [r for r in result.facts if isinstance(r, K8sNetworkPolicy)]
+    compiled = compile_policies((r, r) for r in records)
+    assert not compiled.gaps, compiled.gaps
+    return PolicyEngine(NAMESPACES, compiled)
 
 
-def denied(
-    pvs: list[PolicyView], direction: str, ns: str = "default", labels: dict[str, str] | None = None
-) -> bool:
-    return default_deny(ns, labels or {"kubernetes.io/metadata.name": ns}, direction, pvs).denied  # type: ignore[arg-type]
+def pod(ns: str = "default", **labels: str) -> Workload:
+    return Workload(ns, "p-" + "-".join(labels.values()), "Pod", freeze(labels))
 
 
-def rules(pvs: list[PolicyView], direction: str) -> list[Rule]:
-    return [r for v in pvs for r in v.rules_for(direction)]  # type: ignore[arg-type]
+def denied(e: PolicyEngine, direction: Direction, who: Workload | None = None) -> bool:
+    return default_deny(e, who or pod(), direction, named_ports(e.compiled)).denied
+
+
+def conns(e: PolicyEngine, src: Workload | IPSet, dst: Workload | IPSet) -> str:
+    return describe(e.allowed(src, dst).conns)
 
 
 # --- Cilium ----------------------------------------------------------------------------------------
 
 
 def test_cilium_empty_rules_deny_everything() -> None:
-    pvs = views("cilium/deny-all-ingress.yaml", "cilium/deny-all-egress.yaml")
-    assert denied(pvs, "Ingress") and denied(pvs, "Egress")
-    assert all(not r.peers for r in rules(pvs, "Ingress") + rules(pvs, "Egress"))  # `{}` allows nothing
+    e = engine("cilium/deny-all-ingress.yaml", "cilium/deny-all-egress.yaml")
+    assert denied(e, "Ingress") and denied(e, "Egress")
+    assert conns(e, pod(app="x"), pod(app="y")) == "No Connections"
 
 
 def test_cilium_deny_of_entity_all_denies_everything_but_world_alone_does_not() -> None:
-    everything = views("cilium/deny-all-entities.yaml")
-    (rule,) = rules(everything, "Egress")
-    assert rule.action == Action.DENY and rule.everything
+    everything = engine("cilium/deny-all-entities.yaml")
     assert denied(everything, "Egress") and not denied(everything, "Ingress")
-    world = views("cilium/deny-world-entity.yaml")
-    (rule,) = rules(world, "Ingress")
-    assert rule.action == Action.DENY and not rule.everything
-    assert [p.kind for p in rule.peers] == [PeerKind.WORLD]
+    assert conns(everything, pod(), WORLD) == "No Connections"
+    world = engine("cilium/deny-world-entity.yaml")
     assert denied(world, "Ingress")  # a deny section still puts the endpoints in default deny
+    assert conns(world, WORLD, pod()) == "No Connections"
 
 
 def test_cilium_allow_all_except_world() -> None:
-    pvs = views("cilium/allow-all-except-world.yaml")
-    assert denied(pvs, "Ingress") and denied(pvs, "Egress")  # broad allows, but not everything
-    egress = rules(pvs, "Egress")
-    kinds = {p.kind for r in egress for p in r.peers}
-    assert kinds == {PeerKind.CLUSTER_HOSTS, PeerKind.PODS, PeerKind.WORLD}
-    cluster = next(
-        p for r in egress for p in r.peers if p.kind == PeerKind.PODS and p.text.endswith("cluster")
-    )
-    assert cluster.namespaces is not None and cluster.namespaces.everything
-    dns = [r for r in egress if any(r.opens(proto, port) for proto, port in DNS_PORTS)]
-    assert len(dns) == 3  # rules without ports open DNS too
-    assert [p.kind for p in dns[-1].peers] == [PeerKind.CLUSTER_HOSTS, PeerKind.WORLD]
-    assert dns[-1].ports_text() == "53/UDP, 53/TCP"
+    e = engine("cilium/allow-all-except-world.yaml")
+    assert denied(e, "Ingress") and denied(e, "Egress")  # broad allows, but not everything
+    assert conns(e, pod(), pod("team-a")) == "All Connections"  # entity `cluster`: every pod
+    assert conns(e, pod(), WORLD) == "TCP 53,UDP 53"  # world only on the DNS rule
+    assert conns(e, WORLD, pod()) == "No Connections"
 
 
 def test_cilium_endpoint_selectors_without_namespace_stay_in_the_policy_namespace() -> None:
-    (view,) = views("cilium/allow-all-ingress.yaml")
-    (rule,) = view.rules_for("Ingress")
-    (peer,) = rule.peers
-    assert peer.namespaces is not None and peer.namespaces.same == "default"
-    assert view.selects("default", NS) is True and view.selects("other", {}) is False
+    e = engine("cilium/allow-all-ingress.yaml")
+    assert conns(e, pod(app="a"), pod(app="b")) == "All Connections"
+    assert conns(e, pod("team-a"), pod()) == "No Connections"
+    assert conns(e, pod(), pod("team-a")) == "All Connections"  # team-a is not selected
 
 
 def test_cilium_namespace_match_expressions() -> None:
-    (view,) = views("cilium/client-egress-only-dns.yaml")
-    assert view.selects("default", NS) is None  # kind=client pods only
-    peers = [p for r in view.rules_for("Egress") for p in r.peers if p.kind == PeerKind.PODS]
-    assert peers[0].namespaces is not None
-    assert peers[0].namespaces.matches("kube-system", {}) and not peers[0].namespaces.matches("team-a", {})
-    assert peers[1].namespaces is not None and peers[1].namespaces.matches("openshift-dns", {})
+    e = engine("cilium/client-egress-only-dns.yaml")
+    client = pod(kind="client")
+    assert conns(e, client, pod("kube-system", **{"k8s-app": "kube-dns"})) == "No Connections"  # cluster name
+    assert conns(e, client, WORLD) == "TCP 53,UDP 53"
+    assert conns(e, pod(kind="other"), WORLD) == "All Connections"  # not selected
+    assert not denied(e, "Egress")  # only kind=client pods are isolated
+    assert denied(e, "Egress", client)
 
 
 def test_cilium_clusterwide_selects_by_namespace_label() -> None:
-    (view,) = views("cilium/allow-ingress-specific-ns-ccnp.yaml")
-    assert view.selects("cilium-test-ccnp1", {}) is None  # only pods with kind=ccnp there
-    assert view.selects("cilium-test-ccnp2", {}) is False
-    (rule,) = view.rules_for("Ingress")
-    scope = rule.peers[0].namespaces
-    assert scope is not None and scope.matches("cilium-test-ccnp2", {}) and not scope.matches("team-a", {})
+    e = engine("cilium/allow-ingress-specific-ns-ccnp.yaml")
+    target = pod("cilium-test-ccnp1", kind="ccnp")
+    assert conns(e, pod("cilium-test-ccnp2"), target) == "All Connections"
+    assert conns(e, pod("team-a"), target) == "No Connections"
+    assert conns(e, pod("team-a"), pod("cilium-test-ccnp1")) == "All Connections"  # kind=ccnp only
 
 
 def test_cilium_deny_rule_and_world_and_cluster_entities() -> None:
-    (deny,) = rules(views("cilium/echo-ingress-from-other-client-deny.yaml"), "Ingress")
-    assert deny.action == Action.DENY and not deny.everything
-    world = rules(views("cilium/client-egress-to-entities-world.yaml"), "Egress")
-    assert world[0].peers[0].kind == PeerKind.WORLD and world[0].ports_text() == "80/TCP"
-    (cluster,) = rules(views("cilium/allow-cluster-entity.yaml"), "Egress")
-    assert {p.kind for p in cluster.peers} == {PeerKind.PODS, PeerKind.CLUSTER_HOSTS}
+    world = engine("cilium/client-egress-to-entities-world.yaml")
+    assert conns(world, pod(kind="client"), WORLD) == "TCP 53,80,UDP 53"
+    assert conns(world, pod(kind="client"), pod("kube-system", **{"k8s-app": "kube-dns"})) == "TCP 53,UDP 53"
+    cluster = engine("cilium/allow-cluster-entity.yaml")
+    assert conns(cluster, pod(kind="client"), pod("team-a")) == "All Connections"
+    assert conns(cluster, pod(kind="client"), WORLD) == "No Connections"
+
+
+def test_cilium_deny_beats_allow() -> None:
+    e = engine("cilium/echo-ingress-from-other-client-deny.yaml")
+    rules = [r for p in e.compiled.netpols for r in p.ingress]
+    assert [r.action.value for r in rules] == ["Deny"]
 
 
 # --- Kubernetes NetworkPolicy recipes ------------------------------------------------------------------
@@ -131,24 +137,27 @@ def test_cilium_deny_rule_and_world_and_cluster_entities() -> None:
     ],
 )
 def test_recipes_default_deny(recipe: str, ingress: bool, egress: bool) -> None:
-    pvs = views(f"recipes/{recipe}.yaml")
-    assert denied(pvs, "Ingress") is ingress
-    assert denied(pvs, "Egress") is egress
+    e = engine(f"recipes/{recipe}.yaml")
+    assert denied(e, "Ingress") is ingress
+    assert denied(e, "Egress") is egress
 
 
 def test_recipes_namespace_scopes() -> None:
-    (same,) = rules(views("recipes/04-deny-traffic-from-other-namespaces__1.yaml"), "Ingress")
-    assert same.peers[0].namespaces is not None and same.peers[0].namespaces.same == "default"
-    (every,) = rules(views("recipes/05-allow-traffic-from-all-namespaces__1.yaml"), "Ingress")
-    assert every.peers[0].namespaces is not None and every.peers[0].namespaces.everything
-    (prod,) = rules(views("recipes/06-allow-traffic-from-a-namespace__1.yaml"), "Ingress")
-    scope = prod.peers[0].namespaces
-    assert scope is not None and scope.matches("x", {"purpose": "production"}) and not scope.matches("y", {})
-    (anything,) = rules(views("recipes/02a-allow-all-traffic-to-an-application__1.yaml"), "Ingress")
-    assert anything.everything and anything.peers[0].kind == PeerKind.ANY
+    same = engine("recipes/04-deny-traffic-from-other-namespaces__1.yaml")
+    assert conns(same, pod(app="x"), pod(app="y")) == "All Connections"
+    assert conns(same, pod("team-a"), pod()) == "No Connections"
+    every = engine("recipes/05-allow-traffic-from-all-namespaces__1.yaml")
+    assert conns(every, pod("team-a"), pod(app="web")) == "All Connections"
+    prod = engine("recipes/06-allow-traffic-from-a-namespace__1.yaml")
+    assert conns(prod, pod("production"), pod(app="web")) == "All Connections"
+    assert conns(prod, pod("team-a"), pod(app="web")) == "No Connections"
+    anything = engine("recipes/02a-allow-all-traffic-to-an-application__1.yaml")
+    assert conns(anything, WORLD, pod(app="web")) == "All Connections"
 
 
 def test_recipe_dns_to_kube_dns_only() -> None:
-    (dns,) = rules(views("recipes/14-deny-external-egress-traffic__1.yaml"), "Egress")
-    assert dns.opens("UDP", 53) and dns.opens("TCP", 53) and not dns.opens("TCP", 443)
-    assert all(p.in_cluster for p in dns.peers)
+    e = engine("recipes/14-deny-external-egress-traffic__1.yaml")
+    src = pod(app="foo")
+    assert conns(e, src, pod("kube-system", **{"k8s-app": "kube-dns"})) == "TCP 53,UDP 53"
+    assert conns(e, src, pod("kube-system")) == "No Connections"
+    assert conns(e, src, WORLD) == "No Connections"

@@ -96,6 +96,7 @@ def _expected_pod(o: dict[str, Any]) -> dict[str, Any]:
         "owner": owner,
         "phase": status.get("phase"),
         "ports": ports,
+        "service_account": spec.get("serviceAccountName") or spec.get("serviceAccount") or "default",
     }
 
 
@@ -150,6 +151,7 @@ def _expected_ingress(o: dict[str, Any]) -> dict[str, Any]:
     tls = spec.get("tls") or []
     return {
         "cluster": "prod",
+        "resource": "Ingress",
         "namespace": meta.get("namespace") or "default",
         "name": meta["name"],
         "ingress_class": spec.get("ingressClassName")

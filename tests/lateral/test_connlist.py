@@ -10,13 +10,13 @@ import pytest
 from typer.testing import CliRunner
 
 from auditor.cli.app import app, load_commands
+from checks.k8s.compile import compile_policies
+from checks.k8s.connlist import Connection, connlist, external_blocks, to_text
+from checks.k8s.engine import PolicyEngine
+from checks.k8s.manifests import read_directory
+from checks.k8s.workloads import NamedPort, Workload, freeze
 from checks.lateral.addresses import IPSet
 from checks.lateral.conns import ConnSet
-from checks.lateral.k8s_connlist import Connection, connlist, external_blocks, to_text
-from checks.lateral.k8s_eval import PolicyEngine
-from checks.lateral.k8s_manifests import read_directory
-from checks.lateral.k8s_model import NamedPort, Workload, freeze
-from checks.lateral.k8s_policies import compile_policies
 
 load_commands()  # registers `reach` as `main()` does
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "lateral"
@@ -30,9 +30,12 @@ DIFF_FILE = OUTPUTS / "diff" / f"diff_between_{DIFF_CASE}_and_onlineboutique_wor
 def _analyze(case: Path, extra: tuple[list[IPSet], list[IPSet]] = ([], [])) -> list[Connection]:
     manifests = read_directory(case)
     assert not manifests.problems, manifests.problems
-    compiled = compile_policies((p, p) for p in manifests.policies)
+    compiled = compile_policies(((p, p) for p in manifests.policies), manifests.services)
+    assert not compiled.gaps, compiled.gaps
     engine = PolicyEngine(manifests.namespaces, compiled)
-    return connlist(engine, compiled, manifests.workloads, *extra)
+    return connlist(
+        engine, manifests.workloads, *extra, services=manifests.services, ingresses=manifests.ingresses
+    )
 
 
 def _expected(case: str) -> list[str]:

@@ -15,11 +15,11 @@ from checks.lateral.assemble import Scope, answer, build
 from checks.lateral.conns import ConnSet
 from checks.lateral.filters import Box, Entry, first_match
 from checks.lateral.intervals import IntervalSet
-from checks.lateral.k8s_connlist import ip_atoms
-from checks.lateral.k8s_eval import PolicyEngine
-from checks.lateral.k8s_model import NamedPort, Workload, freeze
-from checks.lateral.k8s_policies import compile_policies
-from checks.lateral.net_k8s import minimal_labels
+from checks.k8s.compile import compile_policies
+from checks.k8s.connlist import describe, ip_atoms
+from checks.k8s.engine import PolicyEngine
+from checks.k8s.selectors import witness
+from checks.k8s.workloads import NamedPort, Workload, freeze
 
 INTENT = Intent.model_validate(
     {
@@ -65,7 +65,7 @@ def test_connection_text_is_netpol_analyzers() -> None:
     both = ConnSet.ports("TCP", 10053, 10053).union(ConnSet.ports("UDP", 10053, 10053))
     assert both.describe() == "TCP 10053,UDP 10053"
     assert ConnSet.ports("SCTP", 8956, 8956).union(ConnSet.ports("sctp", 9090)).describe() == "SCTP 8956,9090"
-    assert ConnSet.ports("UDP").describe() == "UDP ALL PORTS"
+    assert ConnSet.ports("UDP").describe() == "UDP 1-65535"
     assert ConnSet.ports("TCP", 8080, 8081).describe() == "TCP 8080-8081"
 
 
@@ -234,8 +234,8 @@ def test_named_ports_resolve_against_the_destination_pod_and_end_port_spans_a_ra
     src = Workload("a", "client", "Deployment")
     web = Workload("b", "web", "Deployment", ports=(NamedPort(8080, "TCP", "http"),))
     other = Workload("b", "db", "Deployment", ports=(NamedPort(5432, "TCP", "pg"),))
-    assert engine.allowed(src, web).conns.describe() == "TCP 8080,UDP 5000-5010"
-    assert engine.allowed(src, other).conns.describe() == "UDP 5000-5010"
+    assert describe(engine.allowed(src, web).conns) == "TCP 8080,UDP 5000-5010"
+    assert describe(engine.allowed(src, other).conns) == "UDP 5000-5010"
 
 
 def test_admin_deny_beats_a_networkpolicy_allow_and_pass_defers_to_it() -> None:
@@ -285,7 +285,9 @@ def test_representative_pods_satisfy_the_selector_minimally() -> None:
             ],
         }
     )
-    labels = minimal_labels(selector)
+    found = witness(selector)
+    assert found is not None
+    labels = dict(found)
     assert labels == {"app": "x", "tier": "web"}
     assert selector.matches(labels)
     assert freeze(labels) == (("app", "x"), ("tier", "web"))

@@ -204,6 +204,9 @@ def _actual(result: NormalizeResult) -> list[dict[str, Any]]:
         ):
             actual.append({"kind": "calico", "name": fact.name})
         else:
+            if data.get("api_kind") is None and not data.get("labels"):  # kinds the flavor names alone
+                data.pop("api_kind", None)
+                data.pop("labels", None)
             actual.append({"kind": "policy", **data})
     return actual
 

@@ -1,9 +1,11 @@
-"""Read a directory of Kubernetes manifests into namespaces, policies and workloads.
+"""Read a directory of Kubernetes manifests into namespaces, policies, workloads, Services and
+Ingress/Route objects.
 
-Namespaces and policies go through the project's own `k8s.manifest` normalizer, so `auditor reach k8s`
-and an audit read a policy the same way. Workloads (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet,
-ReplicationController, Job, CronJob) are read here as netpol-analyzer does: one node per owner, named
-after it; a Pod names its controlling owner (not a Node), else itself.
+Everything but workloads goes through the project's own `k8s.manifest` normalizer, so `auditor reach
+k8s` and an audit read a policy the same way. Workloads (Pod, Deployment, StatefulSet, DaemonSet,
+ReplicaSet, ReplicationController, Job, CronJob) are read here as netpol-analyzer does: one node per
+owner, named after it; a Pod names its controlling owner (not a Node, and not an owner without a kind,
+which names nothing a reader could find), else itself.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from auditor.capture import RawCapture
-from auditor.facts.kubernetes import K8sNamespace, K8sNetworkPolicy
+from auditor.facts.kubernetes import K8sIngress, K8sNamespace, K8sNetworkPolicy, K8sService
 from auditor.normalize import Problem
-from checks.lateral.k8s_model import NamedPort, Workload, freeze
+from checks.k8s.workloads import DEFAULT_SERVICE_ACCOUNT, NamedPort, Workload, freeze
 from collectors.normalizers.kubernetes import normalize_manifest
 from collectors.normalizers.kubernetes_docs import load_documents
 
@@ -32,6 +34,8 @@ class ManifestSet:
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
     policies: list[K8sNetworkPolicy] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
+    services: list[K8sService] = field(default_factory=list)
+    ingresses: list[K8sIngress] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     files: int = 0
 
@@ -60,6 +64,10 @@ def read_directory(root: Path) -> ManifestSet:
                 out.namespaces[fact.name] = dict(fact.labels)
             elif isinstance(fact, K8sNetworkPolicy):
                 out.policies.append(fact)
+            elif isinstance(fact, K8sService):
+                out.services.append(fact)
+            elif isinstance(fact, K8sIngress):
+                out.ingresses.append(fact)
         out.problems.extend(result.problems)
         for obj in _objects(content, str(path)):
             workload = workload_of(obj)
@@ -103,15 +111,25 @@ def workload_of(obj: dict[str, Any]) -> Workload | None:
     if kind == "Pod":
         owner_kind, owner_name = "Pod", name
         for ref in obj.get("metadata", {}).get("ownerReferences") or []:
-            if isinstance(ref, dict) and ref.get("controller") is True and ref.get("kind") != "Node":
-                owner_kind, owner_name = str(ref.get("kind")), str(ref.get("name"))
-                break
+            if not isinstance(ref, dict) or ref.get("controller") is not True:
+                continue
+            kind_of, name_of = ref.get("kind"), ref.get("name")
+            if (
+                isinstance(kind_of, str)
+                and kind_of
+                and kind_of != "Node"
+                and isinstance(name_of, str)
+                and name_of
+            ):
+                owner_kind, owner_name = kind_of, name_of
+            break
         return Workload(
             namespace=str(namespace),
             name=owner_name,
             kind=owner_kind,
             labels=freeze(_labels(metadata.get("labels"))),
             ports=_ports(_map(obj.get("spec"))),
+            service_account=_service_account(_map(obj.get("spec"))),
             ref=obj,
         )
     if kind not in _TEMPLATE_KINDS:
@@ -126,8 +144,14 @@ def workload_of(obj: dict[str, Any]) -> Workload | None:
         kind=str(kind),
         labels=freeze(_labels(_map(template.get("metadata")).get("labels"))),
         ports=_ports(_map(template.get("spec"))),
+        service_account=_service_account(_map(template.get("spec"))),
         ref=obj,
     )
+
+
+def _service_account(pod_spec: dict[str, Any]) -> str:
+    name = pod_spec.get("serviceAccountName") or pod_spec.get("serviceAccount")
+    return name if isinstance(name, str) and name else DEFAULT_SERVICE_ACCOUNT
 
 
 def _ports(pod_spec: dict[str, Any]) -> tuple[NamedPort, ...]:

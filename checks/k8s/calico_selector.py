@@ -214,3 +214,58 @@ def keys(expr: Expr) -> set[str]:
     for child in expr.children:
         out |= keys(child)
     return out
+
+
+def witness(expr: Expr) -> dict[str, str] | None:
+    """Labels of an endpoint the expression selects, with as few labels as possible; None when no
+    simple label set satisfies it (a contradiction, or negations only an absent label can meet)."""
+    found = _witness(expr, {})
+    if found is None or evaluate(expr, found) is not True:
+        return None
+    return found
+
+
+def _witness(expr: Expr, labels: dict[str, str]) -> dict[str, str] | None:
+    if isinstance(expr, Term):
+        return _witness_term(expr, labels)
+    if expr.op == "and":
+        out: dict[str, str] | None = dict(labels)
+        for child in expr.children:
+            out = _witness(child, out) if out is not None else None
+        return out
+    if expr.op == "or":
+        for child in expr.children:
+            got = _witness(child, dict(labels))
+            if got is not None and evaluate(child, got) is True:
+                return got
+        return None
+    inner = expr.children[0]  # not: leave the label absent, or give it another value
+    if isinstance(inner, Term) and inner.key and inner.key not in labels:
+        if inner.op in ("has", "==", "in", "contains", "starts with", "ends with"):
+            return labels
+        if inner.op in ("!=", "not in"):
+            return {**labels, inner.key: inner.values[0]} if inner.values else None
+    return labels if evaluate(expr, labels) is True else None
+
+
+def _witness_term(term: Term, labels: dict[str, str]) -> dict[str, str] | None:
+    if term.op == "all":
+        return labels
+    if term.op == "global":
+        return None
+    have = labels.get(term.key)
+    if term.op in ("!=", "not in"):
+        return labels  # an absent label satisfies both (libcalico-go)
+    want = {
+        "has": have or "present",
+        "==": term.values[0] if term.values else None,
+        "in": term.values[0] if term.values else None,
+        "contains": term.values[0] if term.values else None,
+        "starts with": term.values[0] if term.values else None,
+        "ends with": term.values[0] if term.values else None,
+    }.get(term.op)
+    if want is None:
+        return None
+    if have is not None:
+        return labels if _term(term, labels, lambda _k: True, False) else None
+    return {**labels, term.key: want}

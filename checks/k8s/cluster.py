@@ -1,0 +1,124 @@
+"""One cluster's evidence as the engine sees it: compiled policies, the engine, and the pods to ask about.
+
+Which pods: the K8sPod facts when the evidence covers pods (one per distinct class: namespace, labels,
+service account, ports, addresses); and, since policies must hold for any pod that may be scheduled,
+representatives: a pod with no labels (selected only by catch-all policies) and, per policy that may
+select pods of the namespace, one that minimally matches its selector. Checks about a namespace's own
+pods use both; the peers of a rule add the pods its selectors name (`peer_representatives`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from auditor.facts import K8sNamespace, K8sNetworkPolicy, K8sPod, K8sService
+from auditor.store.reader import StoredFact
+from checks.k8s.compile import ClusterPolicies, compile_policies
+from checks.k8s.engine import PolicyEngine
+from checks.k8s.workloads import NAMESPACE_NAME_LABEL, NamedPort, Workload, freeze
+from checks.lateral.addresses import IPSet
+
+Subject = tuple[Workload, str, tuple[object, ...]]  # (pod class, how it was chosen, facts)
+
+
+def pod_workload(rec: K8sPod, ref: object = None) -> Workload:
+    return Workload(
+        rec.namespace,
+        rec.owner or rec.name,
+        "Pod",
+        freeze(dict(rec.labels)),
+        tuple(NamedPort(p.port, p.protocol.upper(), p.name) for p in rec.ports),
+        IPSet.parse(*rec.ips, *([rec.ip] if rec.ip else [])),
+        rec.service_account,
+        ref,
+    )
+
+
+def _describe(labels: tuple[tuple[str, str], ...]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in labels) or "no labels"
+
+
+@dataclass
+class ClusterModel:
+    name: str
+    namespaces: dict[str, dict[str, str]]
+    compiled: ClusterPolicies
+    engine: PolicyEngine
+    pods: dict[str, list[StoredFact[K8sPod]]] | None  # None: pods are not in the evidence
+    services: list[StoredFact[K8sService]] = field(default_factory=list)
+
+    @classmethod
+    def build(
+        cls,
+        name: str,
+        namespaces: Sequence[StoredFact[K8sNamespace]],
+        policies: Sequence[StoredFact[K8sNetworkPolicy]],
+        pods: Sequence[StoredFact[K8sPod]] | None = None,
+        services: Sequence[StoredFact[K8sService]] = (),
+    ) -> ClusterModel:
+        labels = {n.record.name: dict(n.record.labels) for n in namespaces}
+        for n, ns_labels in labels.items():
+            ns_labels.setdefault(NAMESPACE_NAME_LABEL, n)
+        compiled = compile_policies(((p.record, p) for p in policies), [s.record for s in services])
+        by_ns: dict[str, list[StoredFact[K8sPod]]] | None = None
+        if pods is not None:
+            by_ns = defaultdict(list)
+            for pod in pods:
+                by_ns[pod.record.namespace].append(pod)
+        return cls(name, labels, compiled, PolicyEngine(labels, compiled), by_ns, list(services))
+
+    def actual(self, namespace: str) -> list[Subject]:
+        """One workload per pod class of the namespace (running or pending pods)."""
+        seen: dict[object, Subject] = {}
+        for pod in (self.pods or {}).get(namespace, []):
+            if pod.record.phase in ("Succeeded", "Failed") or pod.record.host_network:
+                continue  # finished pods open nothing; host-network pods are the node's
+            w = pod_workload(pod.record, pod)
+            seen.setdefault(w.class_key(), (w, f"pod {pod.record.name}", (pod,)))
+        return list(seen.values())
+
+    def representatives(self, namespace: str) -> list[Subject]:
+        """Pods that may be scheduled: one without labels, one per selector of a policy that may apply."""
+        out: dict[object, Subject] = {}
+        base = Workload(namespace, "any-pod", "Pod")
+        out[base.class_key()] = (base, "a pod with no labels", ())
+        for policy in self.compiled.all():
+            if policy.namespace not in (None, namespace):
+                continue
+            for labels in policy.witnesses:
+                w = Workload(namespace, "any-pod", "Pod", labels)
+                out.setdefault(w.class_key(), (w, f"a pod with {_describe(labels)}", ()))
+        return list(out.values())
+
+    def peer_representatives(self, namespace: str) -> list[Workload]:
+        """Pods of the namespace that rule peers name: a minimal pod per pod selector of a peer."""
+        out: dict[object, Workload] = {}
+        for policy in self.compiled.all():
+            for direction in ("Ingress", "Egress"):
+                for rule in policy.rules(direction):
+                    for peer in rule.peers or ():
+                        if peer.witness is None or (peer.namespace not in (None, namespace)):
+                            continue
+                        w = Workload(namespace, "any-pod", "Pod", peer.witness)
+                        out.setdefault(w.class_key(), w)
+        return list(out.values())
+
+    def subjects(self, namespace: str) -> list[Subject]:
+        """The pods checks judge: every actual pod class and every representative."""
+        out = {s[0].class_key(): s for s in self.actual(namespace)}
+        for s in self.representatives(namespace):
+            out.setdefault(s[0].class_key(), s)
+        return list(out.values())
+
+    def lateral_subjects(self, namespace: str) -> list[Subject]:
+        """The lateral model's sources: the actual pods when in the evidence, else representatives."""
+        return self.actual(namespace) if self.pods is not None else self.representatives(namespace)
+
+    def everyone(self, namespace: str) -> list[Workload]:
+        """Pods that may be in the namespace, as peers: subjects and what rule peers name."""
+        out = {s[0].class_key(): s[0] for s in self.subjects(namespace)}
+        for w in self.peer_representatives(namespace):
+            out.setdefault(w.class_key(), w)
+        return list(out.values())

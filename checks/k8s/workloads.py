@@ -1,0 +1,65 @@
+"""Workloads: netpol-analyzer's nodes, and the pods every policy question is asked about.
+
+A workload is the owner of a set of pods with the same labels and ports (a Deployment, a DaemonSet, a
+ReplicaSet whose owner is unknown, or a bare Pod), drawn `namespace/name[Kind]`. Policies see only a
+pod's namespace, labels, service account, ports and addresses, so workloads with the same `class_key`
+get the same verdicts (the engine caches on it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from checks.lateral.addresses import NO_ADDRESSES, IPSet
+
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+DEFAULT_SERVICE_ACCOUNT = "default"
+Labels = tuple[tuple[str, str], ...]
+
+
+def freeze(labels: dict[str, str]) -> Labels:
+    return tuple(sorted(labels.items()))
+
+
+@dataclass(frozen=True)
+class NamedPort:
+    """A container port; `name` resolves named ports in policy rules that select this workload."""
+
+    port: int
+    protocol: str = "TCP"
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Workload:
+    namespace: str
+    name: str
+    kind: str
+    labels: Labels = ()
+    ports: tuple[NamedPort, ...] = ()
+    ips: IPSet = NO_ADDRESSES  # pod IPs when known: address rules (Calico nets, ANP networks) match them
+    service_account: str = DEFAULT_SERVICE_ACCOUNT
+    ref: object = field(default=None, compare=False, hash=False)  # the fact(s) it came from
+
+    @property
+    def label_map(self) -> dict[str, str]:
+        return dict(self.labels)
+
+    def node_id(self) -> str:
+        """netpol-analyzer's name for the node."""
+        return f"{self.namespace}/{self.name}[{self.kind}]"
+
+    def class_key(self) -> tuple[object, ...]:
+        """Workloads with the same key get the same verdicts: policies see only these."""
+        return (self.namespace, self.labels, self.ports, self.ips, self.service_account)
+
+    def resolve(self, port_name: str) -> NamedPort | None:
+        return next((p for p in self.ports if p.name == port_name), None)
+
+
+def representative(namespace: str, labels: dict[str, str] | None = None, why: str = "") -> Workload:
+    """A pod that may be scheduled in `namespace` with exactly these labels (no ports, no address)."""
+    name = why or (
+        "any-pod" if not labels else "pod{" + ",".join(f"{k}={v}" for k, v in sorted(labels.items())) + "}"
+    )
+    return Workload(namespace, name, "Pod", freeze(labels or {}))
