@@ -28,7 +28,7 @@ from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.k8s.connlist import describe, external_blocks
 from checks.k8s.questions import address_atoms, explicit_egress
 from checks.lateral.addresses import IPSet
-from checks.netutil import Network, inside, network, networks_of, overlapping
+from checks.netutil import Network, inside, networks_of
 from checks.route_targets import RouteTargetGraph, VrfNode
 from checks.route_targets import describe as describe_flows
 from checks.tier2._aws_scope import tags_match
