@@ -6,19 +6,21 @@ VLANs it carries: checks/tier3/port_segregation.py) belongs to tenants as follow
 - a VLAN belongs to the tenants of the manifest entries that list it, and to the tenant of the VRF its
   SVI (interface `VlanN`) sits in on that switch.
 A port of tenant A that carries a VLAN or VRF of tenant B joins the two tenants at layer 2 or 3: FAIL,
-one finding per port. Ports without a tenant in the manifest (uplinks, shared storage) are not judged
-here. Without tenants in the manifest no port finding is made: which tenant a port serves is intent,
-not evidence (the EVPN and InfiniBand parts of the check still run).
+one finding per port; so does a tenant port in a VLAN or VRF of its tier other than the ones its entry
+declares (a tenant's GPU port belongs where the tenant's traffic is). A VLAN or VRF of another tier is
+T3-PORT-SEGREGATION's finding, not this one's. Ports without a tenant in the manifest (uplinks, shared
+storage) are not judged here. Without tenants in the manifest no port finding is made: which tenant a
+port serves is intent, not evidence (the EVPN and InfiniBand parts of the check still run).
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from auditor.config.segmentation import PortAssignment, vrf_tenants
-from auditor.enums import FactKind, TargetStatus
+from auditor.enums import FactKind, TargetStatus, Tier
 from auditor.facts import FactRecord, Vlan
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, Finding, TargetView
@@ -49,6 +51,8 @@ def tenant_port_findings(check: Check, ctx: CheckContext, devices: list[TargetVi
     defined: dict[str, list[int]] = defaultdict(list)
     for v in ctx.facts.of(Vlan):
         defined[v.target].append(v.record.vlan_id)
+    tiers = {t.name: t.tier for t in devices}
+    tier_of_vlan = _vlan_tiers(ctx, manifest)
     expected = "each tenant port carries only its own tenant's VLANs and VRF"
     for device in sorted(t.name for t in ready):
         ifs = by_device[device]
@@ -67,7 +71,9 @@ def tenant_port_findings(check: Check, ctx: CheckContext, devices: list[TargetVi
                 continue
             judged.append(port)
             where, vlans, vrf = _placement(rec, sorted(defined[device]))
-            others = _others(entry, vlans, vrf, device, names, by_vrf, svi_tenant, entries)
+            others = _others(
+                entry, vlans, vrf, device, names, by_vrf, svi_tenant, entries, tier_of_vlan, tiers.get(device)
+            )
             if others:
                 found = f"{where}: tenant {entry.tenant}'s port carries {'; '.join(others)}"
                 bad.append(check.failed(rec.subject(), expected, found, port, target=device))
@@ -86,17 +92,44 @@ def _others(
     by_vrf: dict[str, str],
     svi_tenant: dict[int, str],
     entries: list[PortAssignment],
+    tier_of_vlan: Callable[[int], list[Tier]],
+    device_tier: Tier | None,
 ) -> list[str]:
-    """What this port carries that belongs to other tenants."""
+    """What this port carries that is not its tenant's: another tenant's VLAN or VRF, or (inside its
+    tier) not the VLANs or VRF its entry declares. Another tier's VLAN or VRF is T3-PORT-SEGREGATION's."""
     out: list[str] = []
-    if vrf is not None:
-        tenant = by_vrf.get(names.canonical(device, vrf))
+    if vrf is not None and names.tier(device, vrf, device_tier) == entry.tier:
+        canonical = names.canonical(device, vrf)
+        tenant = by_vrf.get(canonical)
         if tenant and tenant != entry.tenant:
             out.append(f"vrf {vrf} of tenant {tenant}")
+        elif entry.vrf is not None and canonical != entry.vrf:
+            out.append(f"vrf {vrf}, not its declared vrf {entry.vrf}")
     for vid in vlans:
+        tiers = tier_of_vlan(vid)
+        if tiers and entry.tier not in tiers:
+            continue
         tenants = {e.tenant for e in entries if e.carries(vid) and e.tenant}
         if vid in svi_tenant:
             tenants.add(svi_tenant[vid])
-        for tenant in sorted(t for t in tenants if t != entry.tenant):
-            out.append(f"vlan {vid} of tenant {tenant}")
+        others = sorted(t for t in tenants if t != entry.tenant)
+        out += [f"vlan {vid} of tenant {t}" for t in others]
+        if not others and entry.vlan and not entry.carries(vid):
+            out.append(f"vlan {vid}, outside its declared vlans")
     return out[:10]
+
+
+def _vlan_tiers(ctx: CheckContext, manifest: Manifest) -> Callable[[int], list[Tier]]:
+    """The tiers whose declared VLAN ranges (or backend manifest entries) hold a VLAN."""
+
+    def tiers(vid: int) -> list[Tier]:
+        out = []
+        for tier in ctx.intent.tiers.declared():
+            intent = ctx.intent.tiers.get(tier)
+            if intent is not None and any(lo <= vid <= hi for lo, hi in intent.vlans):
+                out.append(tier)
+        if Tier.BACKEND not in out and manifest.backend_vlan(vid):
+            out.append(Tier.BACKEND)
+        return out
+
+    return tiers

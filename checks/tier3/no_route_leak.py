@@ -9,7 +9,9 @@ For every backend VRF (see checks/tier3/_common.py):
 - no inter-VRF leak statement (EOS `router general` leaks and `egress-vrf` routes, NX-OS
   `import/export vrf`), recorded by the normalizers on both VRFs they join;
 - no BGP neighbour whose address lies outside the backend CIDRs (unnumbered and peer-group peers have
-  no address to judge and are not reported).
+  no address to judge and are not reported). A neighbour in frontend, OOB or public space is a foreign
+  prefix in the VRF: T3-VRF-NO-FOREIGN-PREFIXES reports it, once; this check reports the others (a
+  corporate or undeclared router).
 Finding texts name a count and the first few VRFs on the other end, never all of them.
 """
 
@@ -26,6 +28,7 @@ from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import inside
 from checks.route_targets import RouteTargetGraph, VrfNode, describe, rt_values
 from checks.tier3._common import Backend, backend_devices, device_targets, unique
+from checks.tier3.vrf_no_foreign_prefixes import ForeignSpace
 
 NEEDS = frozenset({FactKind.VRF, FactKind.BGP_NEIGHBOR})
 
@@ -79,9 +82,11 @@ class BackendNoRouteLeak(Check):
         for n in ctx.facts.of(BgpNeighbor):
             peers[(n.target, n.record.vrf)].append(n)
         nets = backend.intent.networks()
+        foreign = ForeignSpace.of(ctx)
         expected = (
             "no route-target flow to or from a non-backend VRF, no inter-VRF leak, "
-            f"BGP neighbours only in {', '.join(map(str, nets)) or 'the backend CIDRs (none declared)'}"
+            f"BGP neighbours only in {', '.join(map(str, nets)) or 'the backend CIDRs (none declared)'} "
+            "(or in foreign space, which T3-VRF-NO-FOREIGN-PREFIXES reports)"
         )
         for v in sorted(ours, key=lambda f: f.record.subject()):
             bad: list[tuple[str, StoredFact[FactRecord]]] = []
@@ -93,7 +98,7 @@ class BackendNoRouteLeak(Check):
             for leak in v.record.leaks:
                 bad.append((f"leak: {leak}", v))
             for n in peers[(v.target, v.record.name)]:
-                if _outside(n.record.peer, nets):
+                if _outside(n.record.peer, nets) and not foreign.peer(n.record.peer):
                     bad.append(
                         (
                             f"BGP neighbour {n.record.peer} (AS {n.record.remote_as or '?'}) "

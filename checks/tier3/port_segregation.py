@@ -8,9 +8,11 @@ Placement of a port (Ethernet, port-channel, and the SVIs that give VLANs an L3 
 - a port-channel member is placed by its port-channel, a shut-down port carries nothing.
 
 What a port must be, first rule that applies:
-1. a port the port manifest covers (`intent.ports`, checks/tier3/_manifest.py) is held to its entry:
-   its VRF is the entry's VRF (or, without one, a VRF of the entry's tier); the VLANs it carries are the
-   entry's VLANs (or, without them, inside the entry's tier's declared VLAN ranges);
+1. a port the port manifest covers (`intent.ports`, checks/tier3/_manifest.py) is held to its entry's
+   tier: its VRF is one of that tier's, it carries no VLAN of another tier (and, when the entry lists no
+   VLANs, only VLANs inside the tier's declared ranges). A port without a tenant is also held to the
+   entry's exact VRF and VLANs; for a tenant's port that is T3-TENANT-ISOLATION's to judge (another
+   tenant's VLAN in a GPU port is one violation, reported once);
 2. any other port of a backend device is in the backend: a backend VRF, a backend VLAN;
 3. any other port of another device is not: no backend VRF (the default VRF aside, which is a backend
    VRF only on backend devices), no backend VLAN (declared, or given to backend ports by the manifest).
@@ -197,24 +199,24 @@ def _judge_entry(
     vrf: str | None,
     rules: _Rules,
 ) -> str | None:
+    """The port against its manifest entry. Its tier is judged here; where a tenant's port sits inside
+    its tier (another tenant's VLAN or VRF, or not its declared one) is T3-TENANT-ISOLATION's."""
     tier = entry.tier.value
+    own = entry.tenant is None
     if vrf is not None:
-        canonical = rules.names.canonical(device, vrf)
-        if entry.vrf is not None:
-            return None if canonical == entry.vrf else f"is not vrf {entry.vrf} (port manifest)"
         if rules.names.tier(device, vrf, device_tier) != entry.tier:
             return f"is not a {tier} VRF (port manifest: tier {tier})"
+        if own and entry.vrf is not None and rules.names.canonical(device, vrf) != entry.vrf:
+            return f"is not vrf {entry.vrf} (port manifest)"
         return None
-    if entry.vlan:
-        outside = [v for v in vlans if not entry.carries(v)]
-        return (
-            f"carries vlan {_ranges(outside)} outside the port manifest's {_spans(entry)}"
-            if outside
-            else None
-        )
     foreign = [v for v in vlans if rules.vlan_tiers(v) and entry.tier not in rules.vlan_tiers(v)]
     if foreign:
         return f"carries vlan {_ranges(foreign)} of another tier (port manifest: tier {tier})"
+    if entry.vlan:
+        outside = [v for v in vlans if not entry.carries(v)]
+        if outside and own:
+            return f"carries vlan {_ranges(outside)} outside the port manifest's {_spans(entry)}"
+        return None
     if not rules.tier_declares_vlans(entry.tier):
         return None if all(entry.tier in rules.vlan_tiers(v) for v in vlans) else _UNKNOWN
     outside = [v for v in vlans if entry.tier not in rules.vlan_tiers(v)]

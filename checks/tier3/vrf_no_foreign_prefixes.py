@@ -53,7 +53,7 @@ class BackendVrfNoForeignPrefixes(Check):
                 "backend VRFs", "the intent names no backend VRF; declare intent.tiers.backend.vrfs"
             )
             return
-        judge = _Judge(_foreign_nets(ctx), address_space(ctx))
+        judge = ForeignSpace.of(ctx)
         ready, gaps = self.split_assessable(ctx, backend_devices(ctx), NEEDS)
         yield from gaps
         tiers = {t.name: t.tier for t in ready}
@@ -120,12 +120,17 @@ class BackendVrfNoForeignPrefixes(Check):
                 yield self.passed(subject, expected, found, *([vrf] if vrf else []), target=key[0])
 
 
-class _Judge:
-    """Why a prefix or a peer address is foreign to the backend, or None."""
+class ForeignSpace:
+    """Why a prefix or a peer address is foreign to the backend, or None (shared with T3-NO-ROUTE-LEAK,
+    which leaves foreign peers to this check)."""
 
     def __init__(self, foreign: list[tuple[str, Network]], space: AddressSpace) -> None:
         self.foreign = foreign
         self.space = space
+
+    @classmethod
+    def of(cls, ctx: CheckContext) -> ForeignSpace:
+        return ctx.derived("tier3.foreign_space", lambda: cls(_foreign_nets(ctx), address_space(ctx)))
 
     def why(self, prefix: str, *, host: bool = False) -> str | None:
         if is_default_route(prefix):
