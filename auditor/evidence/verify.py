@@ -18,12 +18,12 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select
 
-from auditor.evidence.chain import LinkInput, genesis_hash, link_hash, sha256_hex
+from auditor.evidence.chain import LinkInput, genesis_hash, link_hash, sha256_hex, utc_stamp
 from auditor.evidence.signing import fingerprint, short, signature_valid
 from auditor.store.links import link_problems
 from auditor.store.models import SealRecord
 from auditor.store.reader import RunReader
-from auditor.store.seal import SEAL_VERSION, build_document, decode, differences
+from auditor.store.seal import SEAL_VERSION, UNREADABLE, build_document, decode, differences
 from auditor.store.verify_names import describe
 
 
@@ -70,19 +70,46 @@ class VerifyResult:
 def verify_run(engine: Engine, run_id: int, pubkey: bytes | None = None) -> VerifyResult:
     """Verify one run; `pubkey` (raw Ed25519 public key) pins the key the seal must be signed with."""
     reader = RunReader(engine, run_id)
-    run = reader.run_row()
+    try:
+        run = reader.run_row()
+        expected_genesis = genesis_hash(run_id, run.started_at)
+    except Exception as exc:  # a forged value the driver cannot parse is a finding, not a crash
+        result = VerifyResult(run_id=run_id)
+        result.mismatches.append(
+            Mismatch("run", f"runs row {run_id} cannot be read ({type(exc).__name__}: {exc})", table="runs")
+        )
+        return result
     result = VerifyResult(run_id=run_id, sealed=run.sealed_at is not None, chain_head=run.chain_head)
-    expected_genesis = genesis_hash(run_id, run.started_at)
     if run.genesis != expected_genesis:
         result.mismatches.append(
             Mismatch("genesis", "the run's chain anchor does not match its id and start time", table="runs")
         )
-    head = _verify_chain(reader, result, expected_genesis)
+    try:
+        head = _verify_chain(reader, result, expected_genesis)
+    except Exception as exc:  # as above
+        result.mismatches.append(
+            Mismatch(
+                "capture", f"a stored capture cannot be read ({type(exc).__name__}: {exc})", table="captures"
+            )
+        )
+        head = None
     if not result.sealed:
         result.mismatches.append(
             Mismatch("chain head", f"run {run_id} was never sealed (status {run.status})", table="runs")
         )
         return result
+    try:
+        _verify_seal(engine, run_id, head, result, pubkey)
+    except Exception as exc:  # hostile data, as above
+        result.mismatches.append(
+            Mismatch("seal", f"cannot be read ({type(exc).__name__}: {exc})", table="seals")
+        )
+    return result
+
+
+def _verify_seal(
+    engine: Engine, run_id: int, head: str | None, result: VerifyResult, pubkey: bytes | None
+) -> None:
     with engine.connect() as conn:
         record = conn.execute(select(SealRecord.__table__).where(SealRecord.run_id == run_id)).first()
         if record is None:
@@ -94,11 +121,10 @@ def verify_run(engine: Engine, run_id: int, pubkey: bytes | None = None) -> Veri
                     table="seals",
                 )
             )
-            _check_pin(result, pubkey)
-            return result
+            return
         sealed = _check_record(record, result, pubkey)
         if sealed is None:
-            return result
+            return
         sealed_head = str(sealed["run"].get("chain_head"))
         if head is not None and head != sealed_head:
             result.mismatches.append(
@@ -117,8 +143,10 @@ def verify_run(engine: Engine, run_id: int, pubkey: bytes | None = None) -> Veri
                 )
             )
         _compare(conn, run_id, sealed, result)
-        result.mismatches.extend(Mismatch(**m) for m in link_problems(conn, run_id))
-    return result
+        try:
+            result.mismatches.extend(Mismatch(**m) for m in link_problems(conn, run_id))
+        except Exception as exc:  # hostile data, as above
+            result.mismatches.append(Mismatch("links", f"rows cannot be read ({type(exc).__name__}: {exc})"))
 
 
 def _verify_chain(reader: RunReader, result: VerifyResult, genesis: str) -> str | None:
@@ -197,11 +225,23 @@ def _check_record(record: Any, result: VerifyResult, pubkey: bytes | None) -> di
     except ValueError as exc:
         result.mismatches.append(Mismatch("seal", f"the seal document is not readable: {exc}", table="seals"))
         return None
+    if not isinstance(sealed.get("run"), dict):
+        result.mismatches.append(Mismatch("seal", "the seal document has no run section", table="seals"))
+        return None
     if sealed.get("seal") != SEAL_VERSION or record.version != SEAL_VERSION:
         result.mismatches.append(
             Mismatch("seal", f"unknown seal version {sealed.get('seal')!r}/{record.version!r}", table="seals")
         )
         return None
+    if _stamp(record.created_at) != sealed.get("run", {}).get("sealed_at"):
+        result.mismatches.append(
+            Mismatch(
+                "seal",
+                "the seal record's time is not the run's sealed time",
+                table="seals",
+                field="created_at",
+            )
+        )
     if sha256_hex(data) != record.digest:
         result.mismatches.append(
             Mismatch(
@@ -218,6 +258,10 @@ def _check_record(record: Any, result: VerifyResult, pubkey: bytes | None) -> di
         _check_signature(record, signer, data, result, pubkey)
     _check_pin(result, pubkey)
     return sealed
+
+
+def _stamp(value: Any) -> Any:
+    return utc_stamp(value) if hasattr(value, "isoformat") else value
 
 
 def _check_signature(
@@ -253,8 +297,13 @@ def _check_signature(
 
 
 def _compare(conn: Connection, run_id: int, sealed: dict[str, Any], result: VerifyResult) -> None:
-    now = build_document(conn, run_id, signer=sealed.get("signer"))
-    diffs = list(differences(sealed, now))
+    now = build_document(conn, run_id, signer=sealed.get("signer"), tolerant=True)
+    broken = {k for k, v in now.items() if isinstance(v, dict) and UNREADABLE in v}
+    for name in sorted(broken):
+        result.mismatches.append(
+            Mismatch(name, f"{name}: a stored row cannot be read ({now[name][UNREADABLE]})", table=name)
+        )
+    diffs = [d for d in differences(sealed, now) if d[0][0] not in broken]
     finer = {p[0] for p, _, _ in diffs if len(p) >= 3 or p[:2] == ("config", "waivers")}
     paths = {p for p, _, _ in diffs}
     for path, was, is_now in diffs:
@@ -262,4 +311,7 @@ def _compare(conn: Connection, run_id: int, sealed: dict[str, Any], result: Veri
             continue  # a row or field of the section is named instead
         if path == ("config", "keys", "waivers") and ("config", "waivers") in paths:
             continue
-        result.mismatches.append(Mismatch(**describe(path, was, is_now)))
+        named = describe(path, was, is_now)
+        if named.get("table") == "runs" and not named.get("row"):
+            named["row"] = str(run_id)
+        result.mismatches.append(Mismatch(**named))

@@ -54,6 +54,10 @@ def create_store_engine(url: str) -> Engine:
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA foreign_keys=ON")
+    # REPLACE deletes the row it replaces without firing delete triggers unless this is on. The guards
+    # do not rely on it (every guarded table refuses an insert over an existing key, whatever the
+    # connection's pragmas), but our own connections get both.
+    cur.execute("PRAGMA recursive_triggers=ON")
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.close()

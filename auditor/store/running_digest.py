@@ -37,20 +37,23 @@ class RunningFactsDigest:
     def __init__(self, run_id: int) -> None:
         self.run_id = run_id
         self.count = 0
-        self._last_id = 0
+        self._last_id: int | None = None  # None: nothing read yet (ids may be 0 or negative if forged)
         self._hash = hashlib.sha256()
         self._groups: dict[str, tuple[int, Any]] = {}
 
     def advance(self, conn: Connection) -> None:
         """Hash the committed fact rows not read yet."""
-        rows = conn.execute(
+        query = (
             select(Fact.id, Capture.run_id, Capture.seq, Target.name, Fact.kind, Fact.subject, Fact.data)
             .outerjoin(Capture, Capture.id == Fact.capture_id)
             .outerjoin(Target, Target.id == Fact.target_id)
-            .where(Fact.run_id == self.run_id, Fact.id > self._last_id)
+            .where(Fact.run_id == self.run_id)
             .order_by(Fact.id)
             .execution_options(yield_per=_FETCH)
         )
+        if self._last_id is not None:
+            query = query.where(Fact.id > self._last_id)
+        rows = conn.execute(query)
         for fact_id, cap_run, seq, target, kind, subject, data in rows:
             line = canonical_json([fact_id, cap_run, seq, target, kind, subject, data]) + b"\n"
             self._hash.update(line)

@@ -8,7 +8,7 @@ difference names the table, the row and, where the document holds it, the field 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from sqlalchemy import Connection, select
@@ -25,6 +25,7 @@ from auditor.store.digests import (
 from auditor.store.models import Run
 
 SEAL_VERSION = "auditor-seal-v2"
+UNREADABLE = "unreadable"
 
 RUN_FIELDS = (
     "id",
@@ -61,19 +62,32 @@ def build_document(
     *,
     facts: dict[str, Any] | None = None,
     signer: dict[str, str] | None = None,
+    tolerant: bool = False,
 ) -> dict[str, Any]:
     """The seal document of the run as the store holds it now. `facts` may be passed in (the writer's
-    running digest) to spare re-reading every fact at the seal; it is the same value facts_section gives."""
+    running digest) to spare re-reading every fact at the seal; it is the same value facts_section gives.
+
+    `tolerant` (verify): a section whose rows cannot be read (a forged value the driver cannot parse)
+    becomes {"unreadable": reason} instead of an exception, so verify names the table and goes on."""
+
+    def section(fn: Callable[[], Any]) -> Any:
+        if not tolerant:
+            return fn()
+        try:
+            return fn()
+        except Exception as exc:  # hostile data: any parse error of any driver is a finding, not a crash
+            return {UNREADABLE: f"{type(exc).__name__}: {str(exc)[:200]}"}
+
     run = conn.execute(select(Run.__table__).where(Run.id == run_id)).one()
     return {
         "seal": SEAL_VERSION,
-        "run": run_section(run),
-        "config": config_section(run.config),
-        "targets": targets_section(conn, run_id),
-        "captures": captures_section(conn, run_id),
-        "facts": facts if facts is not None else facts_section(conn, run_id),
-        "findings": findings_section(conn, run_id),
-        "problems": problems_section(conn, run_id),
+        "run": section(lambda: run_section(run)),
+        "config": section(lambda: config_section(run.config)),
+        "targets": section(lambda: targets_section(conn, run_id)),
+        "captures": section(lambda: captures_section(conn, run_id)),
+        "facts": facts if facts is not None else section(lambda: facts_section(conn, run_id)),
+        "findings": section(lambda: findings_section(conn, run_id)),
+        "problems": section(lambda: problems_section(conn, run_id)),
         "signer": signer,
     }
 
