@@ -7,9 +7,10 @@ select it or its CIDR lies inside the declared OOB CIDRs.
 A default or public route (public as `intent.addressing` defines it) leads to the internet when its
 target is an internet, NAT, egress-only or carrier gateway, or a transit gateway whose route table for
 this VPC's attachment itself sends default or public traffic onward (to another attachment, e.g. an
-egress VPC). A route to a declared OOB gateway (`intent.tiers.oob.gateways`: an address of an appliance
-ENI or an AWS target id) is allowed. Any other default route (an appliance, a VPN gateway, a peering)
-that is not declared leaves the OOB network to an undeclared place and is reported too.
+egress VPC) that is neither a declared OOB gateway nor an attachment declared to the OOB tier
+(`intent.cloud.attachments`). A route to a declared OOB gateway (`intent.tiers.oob.gateways`: an
+address of an appliance ENI or an AWS target id) is allowed. Any other default route (an appliance, a
+VPN gateway, a peering) that is not declared leaves the OOB network to an undeclared place: reported.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from auditor.config.models import OobTier
+from auditor.enums import Tier
 from auditor.facts import (
     AwsNetworkInterface,
     AwsRoute,
@@ -147,7 +149,13 @@ def _through_tgw(
         if tgw_table is None or tgw_table.record.routes is None:
             continue
         for r in tgw_table.record.routes:
-            onward = [x for x in r.attachment_ids if x != a.record.attachment_id and x not in oob.gateway_ids]
+            onward = [
+                x
+                for x in r.attachment_ids
+                if x != a.record.attachment_id
+                and x not in oob.gateway_ids
+                and ctx.intent.cloud.attachment_tier(x) != Tier.OOB
+            ]
             if (
                 r.state != "blackhole"
                 and onward

@@ -5,8 +5,9 @@ Devices: no route to, and no interface address in, OOB space in a VRF other than
 those of the AWS VPCs and subnets tagged as OOB. AWS: no VPC route table outside the
 OOB VPCs (`intent.tiers.oob.aws.vpc_tags`) routes OOB space; and a transit gateway route table that is
 associated with any attachment other than an OOB VPC's holds no active route to OOB space (TGW tables
-are judged when they were collected; an account without transit gateways has none). Host routes to
-declared jump hosts are allowed everywhere.
+are judged when they were collected; an account without transit gateways has none; an attachment
+declared to the OOB tier in `intent.cloud.attachments`, e.g. the VPN to the on-premises OOB network,
+counts as OOB). Host routes to declared jump hosts are allowed everywhere.
 
 The devices that hold OOB space are judged too (checks/tier1/_oob_advertised.py): a management VRF, on
 any device, and every VRF of an OOB switch, must not advertise OOB prefixes to BGP neighbours outside
@@ -215,12 +216,18 @@ class OobNotRoutedElsewhere(Check):
                 for a in attachments.values()
                 if a.record.route_table_id == rec.route_table_id
             }
+            cloud = ctx.intent.cloud
             outsiders = sorted(
                 a
                 for a in associated
-                if a not in attachments
-                or attachments[a].record.resource_type != "vpc"
-                or attachments[a].record.resource_id not in oob_vpcs
+                if (
+                    a not in attachments
+                    or attachments[a].record.resource_type != "vpc"
+                    or attachments[a].record.resource_id not in oob_vpcs
+                )
+                # an attachment (or its VPN/peering) declared to the OOB tier is the OOB network
+                and cloud.attachment_tier(a, attachments[a].record.resource_id if a in attachments else None)
+                != Tier.OOB
             )
             bad = [
                 f"{r.destination} -> {', '.join(r.attachment_ids) or r.state}"
