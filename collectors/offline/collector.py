@@ -14,7 +14,7 @@ from auditor.config.models import AuditConfig, FileSource
 from auditor.enums import TargetKind, Tier
 from auditor.normalize import Problem
 from collectors.base import Plan, TargetSpec
-from collectors.export import ExportedCapture, read_lines
+from collectors.export import ExportedCapture, ExportedGap, read_lines, replay
 from collectors.offline.classify import CAPTURES_FORMAT, IGNORED_SUFFIXES, classify, read_head
 
 _REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
@@ -186,7 +186,7 @@ class OfflineFilesCollector:
 _PLATFORM_OF_KIND = {TargetKind.AWS: "aws", TargetKind.KUBERNETES: "kubernetes", TargetKind.FLOW_LOGS: "aws"}
 
 
-def _exported_spec(item: ExportedCapture, config: AuditConfig, collector: str) -> TargetSpec:
+def _exported_spec(item: ExportedCapture | ExportedGap, config: AuditConfig, collector: str) -> TargetSpec:
     """The target as the export recorded it; a device's tier and role follow this config's intent."""
     info = item.target_info
     platform = info.get("platform") or item.meta.get("platform") or _PLATFORM_OF_KIND.get(item.target_kind)
@@ -199,23 +199,9 @@ def _exported_spec(item: ExportedCapture, config: AuditConfig, collector: str) -
 
 
 def _exported_captures(path: Path, rel: str, target: TargetSpec) -> Iterator[RawCapture | Problem]:
-    """This target's lines of a captures file, as the captures they were (origin: file and line).
-    Lines that cannot be read were reported when the run was planned."""
-    try:
-        for item in read_lines(path, rel):
-            if isinstance(item, Problem) or (item.target_kind, item.target) != (target.kind, target.name):
-                continue
-            yield RawCapture(
-                target=target.name,
-                format=item.format,
-                source=item.source,
-                origin=f"{rel}:{item.line}",
-                collected_at=item.collected_at,
-                content=item.content,
-                meta=item.meta,
-            )
-    except OSError as exc:
-        yield Problem(rel, f"cannot read: {exc.strerror}", hint="check the file and its permissions")
+    """This target's lines of a captures file: its captures, problems and status as the exported run had
+    them (collectors/export.py `replay`). Lines that cannot be read were reported when the run was planned."""
+    yield from replay(path, rel, target.kind, target.name)
 
 
 def _walk(root: Path) -> Iterator[Path]:
