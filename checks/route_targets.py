@@ -70,26 +70,39 @@ def rt_values(values: Iterable[str]) -> set[str]:
     return {v for v in out if v.lower() != "auto"}
 
 
+Key = tuple[str, ...]
+Pick = Callable[[VrfNode], bool]
+
+
 class RouteTargetGraph:
-    """The graph over the VRFs of the named devices (built once per run: RouteTargetGraph.of)."""
+    """The graph over every audited VRF (built once per run: RouteTargetGraph.of).
+
+    The VRFs on each side of an RT are also kept grouped by (tier, VRF, tenant): every question the
+    checks ask of the other end depends on those alone, so on a fleet where one RT is shared by the same
+    VRF on 2,000 leaves a question is asked once per group, not once per leaf."""
 
     def __init__(self, ctx: CheckContext) -> None:
         names = VrfNames.of(ctx)
         tenants = vrf_tenants(ctx.intent)
         device_tier = {t.name: t.tier for t in ctx.targets}
-        self.graph: nx.DiGraph[tuple[str, ...]] = nx.DiGraph()
-        self.nodes: dict[tuple[str, ...], VrfNode] = {}
+        self.graph: nx.DiGraph[Key] = nx.DiGraph()
+        self.nodes: dict[Key, VrfNode] = {}
         for v in ctx.facts.of(Vrf):
             canonical = names.canonical(v.target, v.record.name)
             tier = names.tier(v.target, v.record.name, device_tier.get(v.target))
             node = VrfNode(v, canonical, tier, tenants.get(canonical, canonical))
-            key = ("vrf", v.target, v.record.name)
+            key = _key(node)
             self.nodes[key] = node
             self.graph.add_node(key)
             for rt in rt_values(v.record.route_targets_export):
                 self.graph.add_edge(key, ("rt", rt))
             for rt in rt_values(v.record.route_targets_import):
                 self.graph.add_edge(("rt", rt), key)
+        self._exporters: dict[Key, dict[tuple[object, ...], list[Key]]] = {}
+        self._importers: dict[Key, dict[tuple[object, ...], list[Key]]] = {}
+        for rt_node in [k for k in self.graph if k[0] == "rt"]:
+            self._exporters[rt_node] = self._grouped(self.graph.predecessors(rt_node))
+            self._importers[rt_node] = self._grouped(self.graph.successors(rt_node))
 
     @classmethod
     def of(cls, ctx: CheckContext) -> RouteTargetGraph:
@@ -98,30 +111,45 @@ class RouteTargetGraph:
     def node(self, fact: StoredFact[Vrf]) -> VrfNode:
         return self.nodes[("vrf", fact.target, fact.record.name)]
 
-    def inbound(self, node: VrfNode) -> list[Flow]:
-        """Flows into `node`: every other VRF exporting an RT it imports."""
-        key = ("vrf", node.target, node.fact.record.name)
+    def inbound(self, node: VrfNode, pick: Pick | None = None) -> list[Flow]:
+        """Flows into `node`: every other VRF (that `pick` picks) exporting an RT it imports."""
+        key = _key(node)
         out = []
         for rt in self.graph.predecessors(key):
-            for src in self.graph.predecessors(rt):
-                if src != key:
-                    out.append(Flow(rt[1], self.nodes[src], node))
+            for src in self._picked(self._exporters[rt], pick, key):
+                out.append(Flow(rt[1], self.nodes[src], node))
         return out
 
-    def outbound(self, node: VrfNode) -> list[Flow]:
-        """Flows out of `node`: every other VRF importing an RT it exports."""
-        key = ("vrf", node.target, node.fact.record.name)
+    def outbound(self, node: VrfNode, pick: Pick | None = None) -> list[Flow]:
+        """Flows out of `node`: every other VRF (that `pick` picks) importing an RT it exports."""
+        key = _key(node)
         out = []
         for rt in self.graph.successors(key):
-            for dst in self.graph.successors(rt):
-                if dst != key:
-                    out.append(Flow(rt[1], node, self.nodes[dst]))
+            for dst in self._picked(self._importers[rt], pick, key):
+                out.append(Flow(rt[1], node, self.nodes[dst]))
         return out
 
-    def leaks(self, node: VrfNode, foreign: Callable[[VrfNode], bool]) -> list[Flow]:
+    def leaks(self, node: VrfNode, foreign: Pick) -> list[Flow]:
         """Flows between `node` and VRFs that `foreign` picks, both directions."""
-        flows = [f for f in self.inbound(node) if foreign(f.source)]
-        return flows + [f for f in self.outbound(node) if foreign(f.sink)]
+        return self.inbound(node, foreign) + self.outbound(node, foreign)
+
+    def _grouped(self, keys: Iterable[Key]) -> dict[tuple[object, ...], list[Key]]:
+        groups: dict[tuple[object, ...], list[Key]] = defaultdict(list)
+        for k in keys:
+            n = self.nodes[k]
+            groups[(n.tier, n.vrf, n.tenant)].append(k)
+        return dict(groups)
+
+    def _picked(self, groups: dict[tuple[object, ...], list[Key]], pick: Pick | None, own: Key) -> list[Key]:
+        out: list[Key] = []
+        for members in groups.values():
+            if pick is None or pick(self.nodes[members[0]]):
+                out += [m for m in members if m != own]
+        return out
+
+
+def _key(node: VrfNode) -> Key:
+    return ("vrf", node.target, node.fact.record.name)
 
 
 def describe(node: VrfNode, flows: Sequence[Flow]) -> list[str]:
