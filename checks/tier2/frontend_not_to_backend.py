@@ -7,8 +7,9 @@ Three places are read, each where its evidence exists:
   (checks/route_targets.py): a frontend VRF that imports an RT a backend or OOB VRF exports (the same
   leak T3-NO-ROUTE-LEAK reports from the backend side), named with a count and the first few VRFs;
 - AWS: route tables of the frontend VPCs (`frontend.aws.vpc_tags`) with an active route inside one;
-- Kubernetes: egress allow rules of tenant namespaces whose peers cover backend or OOB addresses (an
-  address block overlapping them minus its exceptions, any peer, Cilium `world`).
+- Kubernetes: egress allow rules of tenant namespaces that let their pods reach backend or OOB
+  addresses, as the one policy engine (checks/k8s) evaluates them (an address block overlapping them
+  minus its exceptions, any peer, Cilium `world`, Calico nets or network sets).
 Routes count when they are as specific as the backend/OOB space or more: a default route or an
 aggregate is not, by itself, a path there (the lateral-movement check follows those). Host routes to
 declared jump hosts are allowed (they are how operators reach the OOB network).
@@ -19,19 +20,20 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from checks.k8s_semantics import Peer, PeerKind, allow_rules
-
 from auditor.config.models import OobTier
 from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import AwsRouteTable, AwsVpc, Device, Interface, Route, Vrf
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.netutil import Network, inside, network, networks_of, overlapping
+from checks.k8s.connlist import describe, external_blocks
+from checks.k8s.questions import address_atoms, explicit_egress
+from checks.lateral.addresses import IPSet
+from checks.netutil import Network, inside, networks_of
 from checks.route_targets import RouteTargetGraph, VrfNode
 from checks.route_targets import describe as describe_flows
 from checks.tier2._aws_scope import tags_match
 from checks.tier2._k8s_scope import NEEDS as K8S_NEEDS
-from checks.tier2._k8s_scope import problems_of, tenant_clusters
+from checks.tier2._k8s_scope import PolicyOffenses, tenant_clusters
 from checks.vrf_names import VrfNames
 
 DEVICE_NEEDS = frozenset({FactKind.ROUTE, FactKind.INTERFACE, FactKind.VRF})
@@ -60,22 +62,9 @@ class Forbidden:
                 return f"{tier} {net}"
         return None
 
-    def peer_hit(self, peer: Peer) -> str | None:
-        if peer.kind == PeerKind.ANY:
-            return "every address, backend and OOB included"
-        if peer.kind == PeerKind.WORLD:
-            return "everything outside the cluster, backend and OOB included"
-        net = network(peer.cidr or "") if peer.kind == PeerKind.CIDR else None
-        if net is None:
-            return None
-        excepts = networks_of(peer.except_)
-        hits = []
-        for target, tier in self.nets:
-            if overlapping(str(net), [target]) is None:
-                continue
-            part = target if inside(str(target), [net]) else net  # the overlap of two CIDRs
-            if inside(str(part), excepts) is None:
-                hits.append(f"{tier} {target}")
+    def block_hits(self, block: IPSet) -> str | None:
+        """The backend/OOB ranges an address set reaches."""
+        hits = [f"{tier} {net}" for net, tier in self.nets if block.overlaps(IPSet.of_network(net))]
         return ", ".join(hits) or None
 
     def text(self) -> str:
@@ -210,29 +199,30 @@ class FrontendNotToBackend(Check):
     def _kubernetes(self, ctx: CheckContext, forbidden: Forbidden, expected: str) -> Iterable[Finding]:
         clusters, gaps = tenant_clusters(self, ctx)
         yield from gaps
+        space = IPSet.parse(*[str(n) for n, _ in forbidden.nets])
         for cluster in clusters:
-            offenses: dict[int, list[str]] = defaultdict(list)
-            facts = {}
+            _, blocks = external_blocks(cluster.model.compiled)
+            atoms = [a for a in address_atoms([*blocks, space]) if a.issubset(space)]
+            offenses = PolicyOffenses()
             unread = False
             for ns in cluster.tenants:
                 rec = ns.record
-                applying = cluster.applying(rec)
-                problems = problems_of(applying)
-                if problems:
+                gap = cluster.gaps(rec.name)
+                if gap is not None:
                     unread = True
-                    reason = f"{rec.subject()}: policies could not be read in full: {'; '.join(problems)}"
+                    reason = f"{rec.subject()}: {gap}"
                     yield self.not_assessed(rec.subject(), reason, target=ns.target, expected=expected)
                     continue
-                for view, rule in allow_rules(rec.name, rec.labels, "Egress", applying):
-                    for peer in rule.peers:
-                        hit = forbidden.peer_hit(peer)
-                        text = f"{rule.where} allows {peer.text} on {rule.ports_text()}: {hit}"
-                        if hit and text not in offenses[view.fact.id]:
-                            offenses[view.fact.id].append(text)
-                            facts[view.fact.id] = view
-            for fact_id, texts in offenses.items():
-                view = facts[fact_id]
-                yield self.failed(view.subject, expected, "; ".join(texts), view.fact, target=cluster.target)
+                pods = [w for w, _, _ in cluster.model.subjects(rec.name)]
+                for reached in explicit_egress(cluster.model.engine, pods, atoms).values():
+                    hit = forbidden.block_hits(reached.addresses)
+                    if hit:
+                        text = (
+                            f"{reached.where} allows {describe(reached.conns)} to "
+                            f"{reached.addresses.describe()}: {hit}"
+                        )
+                        offenses.add(reached.policy, text)
+            yield from offenses.findings(self, expected, cluster.target)
             if not offenses and not unread:
                 found = f"no egress allow rule of {len(cluster.tenants)} tenant namespace(s) covers them"
                 yield self.passed(
