@@ -8,7 +8,9 @@ is a data-plane neighbour. A management port is:
 - eth0 (eth<N>) on SONiC and Cumulus, where it is the dedicated management port (on a server it is a
   data NIC: it counts only for a switch, i.e. a device whose platform is known, or a neighbour that is a
   target of the audit or a declared device of some tier);
-- GigabitEthernet0/0 (IOS/IOS-XE) only when it sits in a management VRF (Mgmt-intf, or a declared one).
+- fxp0/em0/me0 on Junos (switches only, as for eth0: em1 is also a server's embedded NIC);
+- GigabitEthernet0/0 or GigabitEthernet0 (IOS/IOS-XE) only when it sits in a management VRF (Mgmt-intf,
+  or a declared one).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from checks.vrf_names import VrfNames
 
 _BY_NAME = re.compile(r"(?i)^(management|mgmt|ma)\s*\d+(/\d+)*$")
 _LINUX_MGMT = re.compile(r"(?i)^eth\d+$")
-_IOS_MGMT = re.compile(r"(?i)^(gigabitethernet|gi)\s*0/0$")
+_IOS_MGMT = re.compile(r"(?i)^(gigabitethernet|gi)\s*0(/0)?$")
+_JUNOS_MGMT = re.compile(r"(?i)^(fxp|em|me)\d+$")
 LINUX_SWITCH_PLATFORMS = {"sonic", "cumulus"}
 IOS_MGMT_VRFS = {"mgmt-intf", "management", "mgmt"}
 
@@ -45,6 +48,8 @@ def is_mgmt_port(
         return True
     if _LINUX_MGMT.match(text):
         return (platform or "").lower() in LINUX_SWITCH_PLATFORMS or (platform is None and switch)
+    if _JUNOS_MGMT.match(text):  # em1 is also a Linux server's embedded NIC: a switch's only
+        return (platform or "").lower() == "junos" or (platform is None and switch)
     if _IOS_MGMT.match(text):
         vrfs = {v.lower() for v in mgmt_vrfs} | IOS_MGMT_VRFS
         return vrf is not None and vrf.lower() in vrfs
