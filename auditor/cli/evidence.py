@@ -1,7 +1,8 @@
 """`auditor evidence export`: a run's stored captures as portable `*.captures.jsonl` files.
 
-The files hold exactly what the store holds (already redacted), one target per file, and an
-`auditor audit` whose `sources.files` points at them re-audits the same evidence offline.
+The files hold exactly what the store holds (already redacted), one target per file, with the run's
+gaps (collection problems, target statuses), and an `auditor audit` whose `sources.files` points at them
+re-audits the same evidence offline, exactly as complete as the run was.
 """
 
 from __future__ import annotations
@@ -38,3 +39,9 @@ def evidence_export(
         f"run {run_id}: exported {summary.captures} captures of {len(summary.files)} targets to {directory}",
         highlight=False,
     )
+    if summary.incomplete or summary.gaps:
+        out.print(
+            f"with the run's gaps: {summary.gaps} collection problems; not collected completely: "
+            f"{', '.join(summary.incomplete) or 'none'} (a re-audit of the export reports them again)",
+            highlight=False,
+        )
