@@ -55,6 +55,7 @@ class ModelContext:
     admissions: dict[str, Admission] = field(default_factory=dict)
     owners: list[tuple[IPSet, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    unassessed: dict[str, str] = field(default_factory=dict)  # source zone id -> why it cannot be judged
 
     def __post_init__(self) -> None:
         self._by_bucket: dict[int, list[int]] = {}
