@@ -59,7 +59,7 @@ class Scope:
 def build(
     intent: Intent, facts: Callable[[type[FactRecord]], list[StoredFact[FactRecord]]], scope: Scope
 ) -> ModelContext:
-    ctx = ModelContext(intent)
+    ctx = ModelContext(intent, extra_space=tagged_space(intent, facts, scope.aws))
     ctx.graph.add_zone(Zone(INTERNET, "internet", source=bool(scope.aws)))
 
     def of(model: type[R], targets: Iterable[str]) -> list[StoredFact[R]]:
@@ -115,6 +115,41 @@ def build(
     for builder in builders:
         builder.build_links()
     return ctx
+
+
+def tagged_space(
+    intent: Intent, facts: Callable[[type[FactRecord]], list[StoredFact[FactRecord]]], aws: Iterable[str]
+) -> dict[Tier, list[str]]:
+    """Per tier, the CIDRs of the AWS VPCs and subnets its `aws` tags select: tier space whether or not
+    the intent lists them (an OOB VPC known by its tag is OOB space for routes leaving the evidence too)."""
+    targets = set(aws)
+    out: dict[Tier, list[str]] = {}
+    for tier in (Tier.OOB, Tier.FRONTEND, Tier.BACKEND):
+        ti = intent.tiers.get(tier)
+        tags = ti.aws if ti is not None else None
+        if tags is None or not targets:
+            continue
+        cidrs: list[str] = []
+        for v in facts(AwsVpc):
+            rec = v.record
+            if v.target in targets and isinstance(rec, AwsVpc) and _selects(rec.tags, tags.vpc_tags):
+                cidrs += rec.cidrs
+        for s in facts(AwsSubnet):
+            rec_s = s.record
+            if (
+                s.target in targets
+                and isinstance(rec_s, AwsSubnet)
+                and rec_s.cidr
+                and _selects(rec_s.tags, tags.subnet_tags)
+            ):
+                cidrs.append(rec_s.cidr)
+        if cidrs:
+            out[tier] = cidrs
+    return out
+
+
+def _selects(tags: dict[str, str], wanted: dict[str, str]) -> bool:
+    return bool(wanted) and all(tags.get(k) == v for k, v in wanted.items())
 
 
 @dataclass(frozen=True)

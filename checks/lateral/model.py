@@ -56,6 +56,8 @@ class ModelContext:
     owners: list[tuple[IPSet, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unassessed: dict[str, str] = field(default_factory=dict)  # source zone id -> why it cannot be judged
+    # tier space beyond the declared CIDRs: the CIDRs of AWS VPCs/subnets a tier's `aws` tags select
+    extra_space: dict[Tier, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._by_bucket: dict[int, list[int]] = {}
@@ -66,7 +68,7 @@ class ModelContext:
             ti = self.intent.tiers.get(tier)
             if ti is None:
                 continue
-            space = IPSet.parse(*ti.cidrs)
+            space = IPSet.parse(*ti.cidrs, *self.extra_space.get(tier, []))
             declared.append(space)
             if tier in TARGET_TIERS and space:
                 self.tier_space[tier] = space
