@@ -44,6 +44,8 @@ def canonical(rec: K8sNetworkPolicy) -> dict[str, Any]:
             data[direction] = _sorted(rules)
         return data
     spec = json.loads(json.dumps(rec.spec))
+    if rec.flavor in (PolicyFlavor.CALICO, PolicyFlavor.CALICO_GLOBAL):
+        spec.pop("types", None)  # the API server fills it in from the rules: `policy_types` compares it
     if rec.flavor in (PolicyFlavor.CILIUM, PolicyFlavor.CILIUM_CLUSTERWIDE):
         rules = spec["specs"] if set(spec) == {"specs"} else [spec]
         for rule in rules:

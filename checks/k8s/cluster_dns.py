@@ -4,7 +4,8 @@ Tenant pods resolve names through the cluster DNS Service; its pods forward what
 So traffic to that Service's cluster IP and to the pods its selector picks is the approved resolver
 path, and the cluster DNS itself is judged on where its Corefile forwards. The Service is the one the
 intent names (`frontend.cluster_dns.service`, default kube-system/kube-dns, with kube-system/coredns
-as the usual alternative when the default is absent).
+as the usual alternative when the default is absent). Without the Service in the evidence, its pods
+are the ones carrying the conventional `k8s-app: kube-dns` label in its namespace.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from checks.k8s.workloads import Workload
 from checks.lateral.addresses import IPSet
 
 DEFAULT_SERVICE = "kube-system/kube-dns"
+CONVENTIONAL_LABELS = {"k8s-app": "kube-dns"}  # what kubeadm, EKS, GKE, AKS and k3s give CoreDNS pods
 _ALTERNATIVES = ("kube-system/coredns",)
 
 
@@ -56,7 +58,9 @@ def find_cluster_dns(model: ClusterModel, declared: str | None = None) -> Cluste
         if svc is not None:
             return _with_service(model, svc)
     namespace, _, name = wanted[0].partition("/")
-    return ClusterDns(namespace, name)
+    return ClusterDns(
+        namespace, name, selectors=[dict(CONVENTIONAL_LABELS)]
+    )  # the Service is not in the evidence
 
 
 def _with_service(model: ClusterModel, svc: StoredFact[K8sService]) -> ClusterDns:

@@ -22,6 +22,7 @@ from auditor.enums import Severity, Tier
 from auditor.facts import K8sPod
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.k8s.cluster_dns import ClusterDns, find_cluster_dns
 from checks.k8s.ir import Action, Peer, PeerKind, Policy
 from checks.k8s.questions import explicit_rules
 from checks.k8s.workloads import Workload
@@ -55,16 +56,24 @@ class NoCrossTenant(Check):
         pods: dict[str, list[StoredFact[K8sPod]]] = defaultdict(list)
         for p in ctx.facts.of(K8sPod):
             pods[p.target].append(p)  # pods without addresses are never in a block: the index skips them
+        frontend = ctx.intent.tiers.frontend
+        assert frontend is not None
         for cluster in clusters:
-            yield from self._cluster(cluster, PodAddresses(pods.get(cluster.target, [])))
+            dns = find_cluster_dns(cluster.model, frontend.cluster_dns.service)
+            yield from self._cluster(cluster, PodAddresses(pods.get(cluster.target, [])), dns)
 
-    def _cluster(self, cluster: Cluster, pods: PodAddresses) -> Iterable[Finding]:
+    def _cluster(self, cluster: Cluster, pods: PodAddresses, dns: ClusterDns) -> Iterable[Finding]:
         tenants = {ns.record.name: cluster.tenant_of(ns.record) for ns in cluster.tenants}
         expected = f"allow rules reach only the tenant's own namespaces (tenants: {_groups(tenants)})"
         offenses = PolicyOffenses()
         clean = []
         engine = cluster.model.engine
-        peers_of = {name: cluster.model.everyone(name) for name in tenants}
+        # a rule peer naming the cluster DNS's pods (`namespaceSelector: {}` + `k8s-app: kube-dns`) is the
+        # resolver path, not another tenant: representatives carrying those labels are left out
+        peers_of = {
+            name: [w for w in cluster.model.everyone(name) if w.ref is not None or not dns.is_dns_pod(w)]
+            for name in tenants
+        }
         for ns in cluster.tenants:
             rec = ns.record
             others = sorted(o for o in tenants if tenants[o] != tenants[rec.name])

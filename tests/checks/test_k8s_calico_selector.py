@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from checks import calico_selector as cs
+from checks.k8s import calico_selector as cs
 
 LABELS = {"app": "web", "tier": "frontend", "projectcalico.org/namespace": "team-a"}
 
