@@ -4,7 +4,8 @@ A conversation is a crossing when it was ACCEPTed, its destination lies in a bac
 its source is not authorized there: for the backend, anything outside the backend CIDRs; for OOB,
 anything outside the OOB CIDRs and the declared jump hosts (a jump host as destination is exempt too:
 it is how operators enter), and anything a declared OOB service authorises (`intent.tiers.oob.services`:
-its request, or its reply back into OOB; checks/oob_services.py). OOB space includes AWS VPCs and
+its request, or its reply back to its sources; checks/oob_services.py), into OOB or, when a service
+names backend destinations (pollers of the backend switches' loopbacks), into the backend. OOB space includes AWS VPCs and
 subnets tagged as OOB. Sources are labelled internet (public as `intent.addressing` defines it,
 checks/address_space.py), frontend, backend, OOB or undeclared. Every flow-log source is read: offline
 flow-log directories and AWS accounts whose flow records were collected live, from every kind of
@@ -124,8 +125,8 @@ class FlowsNoCrossTier(Check):
             dport = conv.dst_port
             if dport is not None and back is not None and dport >= 1024 and back < dport:
                 continue  # the reply to a connection the protected side opened
-            if zone == "OOB" and zones.services.covering(conv.src_addr, conv.dst_addr, conv.protocol, dport):
-                continue  # a declared OOB service (request or reply)
+            if zones.services.covering(conv.src_addr, conv.dst_addr, conv.protocol, dport):
+                continue  # a declared OOB service (request or reply), e.g. pollers of backend loopbacks
             found = f"accepted: {conv.counts()}, from {zones.label(src)} into {zone}"
             failed.add(conv.target)
             yield self.failed(conv.subject(), expected, found, *conv.facts, target=conv.target)
