@@ -1,19 +1,19 @@
 """X-FLOWS-NO-CROSS-TIER: no accepted flow into the backend or OOB network from outside it.
 
-A conversation is a crossing when it was ACCEPTed, its destination lies in a backend or OOB CIDR, and
-its source is not authorized there: for the backend, anything outside the backend CIDRs; for OOB,
-anything outside the OOB CIDRs and the declared jump hosts (a jump host as destination is exempt too:
-it is how operators enter), and anything a declared OOB service authorises (`intent.tiers.oob.services`:
-its request, or its reply back to its sources; checks/oob_services.py), into OOB or, when a service
-names backend destinations (pollers of the backend switches' loopbacks), into the backend. OOB space includes AWS VPCs and
-subnets tagged as OOB. Sources are labelled internet (public as `intent.addressing` defines it,
-checks/address_space.py), frontend, backend, OOB or undeclared. Every flow-log source is read: offline
-flow-log directories and AWS accounts whose flow records were collected live, from every kind of
-interface (instances, appliances, endpoints, load balancers, NAT gateways).
+A conversation is a crossing when it was ACCEPTed, its destination lies in a backend or OOB CIDR, and its
+source is not authorized there: for the backend, anything outside the backend CIDRs; for OOB, anything
+outside the OOB CIDRs and the declared jump hosts (a jump host as destination is exempt too: it is how
+operators enter). Authorised in either zone: whatever a declared OOB service carries
+(`intent.tiers.oob.services`: its request, or its reply back to its sources; checks/oob_services.py),
+including backend destinations a service names (pollers of the backend switches' loopbacks). OOB space
+includes AWS VPCs and subnets tagged as OOB. Sources are labelled internet (public as `intent.addressing`
+defines it, checks/address_space.py), frontend, backend, OOB or undeclared. Every flow-log source is
+read: offline flow-log directories and AWS accounts whose flow records were collected live, from every
+kind of interface (instances, appliances, endpoints, load balancers, NAT gateways).
 
-Flow logs record both directions of a connection. A conversation to a high port whose reverse (from
-its destination back to its source, ACCEPTed, to a lower port) was also seen is taken as the reply to
-a connection the protected side opened, and is judged by that connection instead.
+Flow logs record both directions of a connection. A conversation to a high port whose reverse (from its
+destination back to its source, ACCEPTed, to a lower port) was also seen is taken as the reply to a
+connection the protected side opened, and is judged by that connection instead.
 """
 
 from __future__ import annotations
