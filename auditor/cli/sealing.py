@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from auditor.cli.app import ConfigOpt, RunOpt, StoreOpt, app, resolve_run, store_engine
 from auditor.cli.console import out
@@ -80,11 +81,16 @@ def verify(
             f"[green]run {run_id} verified[/]: {result.captures_checked} captures, "
             f"chain head {result.chain_head}; seal {result.signature_text()}",
             highlight=False,
+            soft_wrap=True,
         )
         return
     for m in result.mismatches:
-        out.print(f"[bold red]run {run_id} FAILED verification[/]: {describe(m)}", highlight=False)
-    out.print(f"seal: {result.signature_text()}", highlight=False)
+        out.print(
+            f"[bold red]run {run_id} FAILED verification[/]: {escape(describe(m))}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    out.print(f"seal: {result.signature_text()}", highlight=False, soft_wrap=True)
     raise typer.Exit(1)
 
 
@@ -99,21 +105,30 @@ def report(
 ) -> None:
     """Render a stored run's reports. They say VERIFIED only when `verify` passes (against the pinned
     key, when one is given); otherwise they are still written, marked NOT VERIFIED, and the exit code is 1."""
+    from auditor.evidence.verify import verify_run
     from reports.render import render_reports
 
     engine = store_engine(config, store)
     run_id = resolve_run(engine, run)
     pin = pin_for(config, pubkey)
-    for path in render_reports(engine, run_id, report_format, output, pin):
-        out.print(f"report: {path}")
-    from auditor.evidence.verify import verify_run
-
     result = verify_run(engine, run_id, pin)
+    try:
+        paths = render_reports(engine, run_id, report_format, output, pin)
+    except (KeyError, ValueError, TypeError) as exc:
+        if result.ok:
+            raise
+        paths = []  # forged rows the report cannot even read; verify's finding below says which
+        out.print(
+            f"[bold red]cannot render run {run_id}[/]: {escape(repr(exc))}", highlight=False, soft_wrap=True
+        )
+    for path in paths:
+        out.print(f"report: {path}")
     if not result.ok:
         out.print(
-            f"[bold red]run {run_id} NOT VERIFIED[/]: {describe(result.mismatches[0])}; "
+            f"[bold red]run {run_id} NOT VERIFIED[/]: {escape(describe(result.mismatches[0]))}; "
             "the reports are marked NOT VERIFIED (`auditor verify` names every change)",
             highlight=False,
+            soft_wrap=True,
         )
         raise typer.Exit(1)
 
@@ -129,4 +144,4 @@ def keys_generate(
     private, public, fp = generate_keypair(output, name)
     out.print(f"private key: {private}  (config: signing.key_file, or its PEM text in signing.key_env)")
     out.print(f"public key:  {public}  (give it to auditors: `auditor verify --pubkey {public.name}`)")
-    out.print(f"fingerprint: {short(fp)}  ({fp})", highlight=False)
+    out.print(f"fingerprint: {short(fp)}  ({fp})", highlight=False, soft_wrap=True)

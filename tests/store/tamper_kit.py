@@ -100,7 +100,7 @@ def build_run(engine: Engine, *, signer: Signer | None = SIGNER, config: dict[st
                 "f",
                 fact_ids[:2],
                 ev,
-                {"owner": "o", "reason": "r", "expires": "2027-01-01"},
+                dict(CONFIG["waivers"][0]),
             ),
             FindingRow(
                 "T3-X", "PASS", "high", "backend", "leaf2", "vrf V0", "m", "e", "f", fact_ids[4:6], []
