@@ -31,6 +31,7 @@ from auditor.facts import (
     K8sNamespace,
     K8sNetworkPolicy,
     K8sPod,
+    K8sService,
     Route,
     Vrf,
 )
@@ -99,6 +100,7 @@ def build(
         namespaces = of(K8sNamespace, [target])
         policies = of(K8sNetworkPolicy, [target])
         pods = of(K8sPod, [target]) if target in scope.pods_covered else None
+        services = of(K8sService, [target])  # toServices / Calico `services` peers resolve through them
         clusters = sorted({n.record.cluster for n in namespaces} | {p.record.cluster for p in policies})
         for cluster in clusters:
             builders.append(
@@ -109,6 +111,7 @@ def build(
                         [n for n in namespaces if n.record.cluster == cluster],
                         [p for p in policies if p.record.cluster == cluster],
                         None if pods is None else [p for p in pods if p.record.cluster == cluster],
+                        [s for s in services if s.record.cluster == cluster],
                     ),
                 )
             )
