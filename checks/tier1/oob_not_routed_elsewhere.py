@@ -7,7 +7,9 @@ OOB VPCs (`intent.tiers.oob.aws.vpc_tags`) routes OOB space; and a transit gatew
 associated with any attachment other than an OOB VPC's holds no active route to OOB space (TGW tables
 are judged when they were collected; an account without transit gateways has none; an attachment
 declared to the OOB tier in `intent.cloud.attachments`, e.g. the VPN to the on-premises OOB network,
-counts as OOB). Host routes to declared jump hosts are allowed everywhere.
+counts as OOB). Host routes to declared jump hosts are allowed everywhere, and so are routes a declared
+OOB service needs: inside its destinations, in a VRF or VPC where its sources live (the SNMP pollers'
+VRF routing the BMC subnets).
 
 The devices that hold OOB space are judged too (checks/tier1/_oob_advertised.py): a management VRF, on
 any device, and every VRF of an OOB switch, must not advertise OOB prefixes to BGP neighbours outside
@@ -34,7 +36,7 @@ from auditor.facts import (
 )
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.netutil import Network, inside, network
+from checks.netutil import Network, inside, network, overlapping
 from checks.tier1._common import Oob
 from checks.tier1._oob_advertised import oob_leaks
 
@@ -120,13 +122,21 @@ class OobNotRoutedElsewhere(Check):
         expected = f"no route or address in {', '.join(map(str, oob_nets))} outside VRF(s) {sorted(oob_vrfs)}"
         offenders: dict[str, list[tuple[str, StoredFact[FactRecord]]]] = defaultdict(list)
         counted: dict[str, int] = defaultdict(int)
+        connected: dict[tuple[str, str], list[str]] = defaultdict(list)  # (device, vrf) -> its subnets
+        for i in ctx.facts.of(Interface):
+            connected[(i.target, i.record.vrf)] += [*i.record.ipv4, *i.record.ipv6]
         for r in ctx.facts.of(Route):
             if r.target not in names:
                 continue
             counted[r.target] += 1
             rec = r.record
             hit = inside(rec.prefix, oob_nets)
-            if hit and not self._mgmt(ctx, r.target, rec.vrf) and not inside(rec.prefix, jump_nets):
+            if (
+                hit
+                and not self._mgmt(ctx, r.target, rec.vrf)
+                and not inside(rec.prefix, jump_nets)
+                and not _serves(Oob.of(ctx), rec.prefix, connected[(r.target, rec.vrf)])
+            ):
                 via = rec.next_hop or rec.interface or "?"
                 offenders[r.target].append(
                     (f"{rec.protocol} route {rec.prefix} via {via} in vrf {rec.vrf}", r)
@@ -166,6 +176,7 @@ class OobNotRoutedElsewhere(Check):
             or (v.record.cidrs and all(inside(c, oob_nets) for c in v.record.cidrs))
         }
         expected = f"no route to {', '.join(map(str, oob_nets))} outside the OOB VPCs"
+        vpc_cidrs = {v.record.vpc_id: v.record.cidrs for v in ctx.facts.of(AwsVpc)}
         for table in ctx.facts.of(AwsRouteTable):
             if table.target not in names or table.record.vpc_id in oob_vpcs:
                 continue
@@ -173,7 +184,9 @@ class OobNotRoutedElsewhere(Check):
             bad = [
                 f"{r.destination} -> {r.target_type} {r.target_id or ''}".strip()
                 for r in rec.routes
-                if inside(r.destination, oob_nets) and not inside(r.destination, jump_nets)
+                if inside(r.destination, oob_nets)
+                and not inside(r.destination, jump_nets)
+                and not _serves(Oob.of(ctx), r.destination, vpc_cidrs.get(rec.vpc_id, []))
             ]
             if bad:
                 yield self.failed(rec.subject(), expected, "; ".join(bad), table, target=table.target)
@@ -250,3 +263,13 @@ class OobNotRoutedElsewhere(Check):
                     else "OOB routes only for OOB VPC attachments"
                 )
                 yield self.passed(rec.subject(), expected, found, table, target=table.target)
+
+
+def _serves(oob: Oob, prefix: str, local: list[str]) -> bool:
+    """A route to OOB space that a declared OOB service needs: `prefix` lies inside the destinations of a
+    service whose sources live in this VRF (`local`: its connected subnets or CIDRs). The route carries
+    the service; what else it carries is filtered, and judged, by T1-OOB-ACCESS-JUMP-HOSTS-ONLY."""
+    return any(
+        inside(prefix, s.destinations) is not None and any(overlapping(c, s.sources) for c in local)
+        for s in oob.services.services
+    )
