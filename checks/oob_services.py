@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from auditor.config.models import Intent, OobTier
-from checks.netutil import Network, inside, networks_of
+from checks.netutil import Network, inside, networks_of, overlapping
 
 EPHEMERAL = 1024
 _NUMBERS = {"tcp": 6, "udp": 17, "icmp": 1}
@@ -118,6 +118,19 @@ class OobServices:
     ) -> AuthorisedService | None:
         """The first declared service whose reply src -> dst:port/protocol is, if any."""
         return next((s for s in self.services if s.answers(src, dst, protocol, port)), None)
+
+    def needs_route(self, prefix: str, local: Sequence[str]) -> AuthorisedService | None:
+        """The declared service a route to OOB space carries: `prefix` inside the service's destinations,
+        in a VRF or VPC whose own subnets/CIDRs (`local`) hold some of its sources (the SNMP pollers' VRF
+        routing the BMC subnets). What else the route carries is for the filters to stop."""
+        return next(
+            (
+                s
+                for s in self.services
+                if _within(prefix, s.destinations) and any(overlapping(c, s.sources) for c in local)
+            ),
+            None,
+        )
 
     def covering(
         self, src: str, dst: str, protocol: str | int | None, port: int | None

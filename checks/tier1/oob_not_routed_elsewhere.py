@@ -36,7 +36,7 @@ from auditor.facts import (
 )
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.netutil import Network, inside, network, overlapping
+from checks.netutil import Network, inside, network
 from checks.tier1._common import Oob
 from checks.tier1._oob_advertised import oob_leaks
 
@@ -135,7 +135,7 @@ class OobNotRoutedElsewhere(Check):
                 hit
                 and not self._mgmt(ctx, r.target, rec.vrf)
                 and not inside(rec.prefix, jump_nets)
-                and not _serves(Oob.of(ctx), rec.prefix, connected[(r.target, rec.vrf)])
+                and not Oob.of(ctx).services.needs_route(rec.prefix, connected[(r.target, rec.vrf)])
             ):
                 via = rec.next_hop or rec.interface or "?"
                 offenders[r.target].append(
@@ -186,7 +186,7 @@ class OobNotRoutedElsewhere(Check):
                 for r in rec.routes
                 if inside(r.destination, oob_nets)
                 and not inside(r.destination, jump_nets)
-                and not _serves(Oob.of(ctx), r.destination, vpc_cidrs.get(rec.vpc_id, []))
+                and not Oob.of(ctx).services.needs_route(r.destination, vpc_cidrs.get(rec.vpc_id, []))
             ]
             if bad:
                 yield self.failed(rec.subject(), expected, "; ".join(bad), table, target=table.target)
@@ -263,13 +263,3 @@ class OobNotRoutedElsewhere(Check):
                     else "OOB routes only for OOB VPC attachments"
                 )
                 yield self.passed(rec.subject(), expected, found, table, target=table.target)
-
-
-def _serves(oob: Oob, prefix: str, local: list[str]) -> bool:
-    """A route to OOB space that a declared OOB service needs: `prefix` lies inside the destinations of a
-    service whose sources live in this VRF (`local`: its connected subnets or CIDRs). The route carries
-    the service; what else it carries is filtered, and judged, by T1-OOB-ACCESS-JUMP-HOSTS-ONLY."""
-    return any(
-        inside(prefix, s.destinations) is not None and any(overlapping(c, s.sources) for c in local)
-        for s in oob.services.services
-    )
