@@ -48,3 +48,10 @@ def test_replies_go_back_to_the_sources_on_ephemeral_or_own_ports() -> None:
     assert s.answering("10.20.0.123", "10.250.3.3", 6, 40000) is None
     assert s.answering("10.20.0.124", "10.250.3.3", 17, 40000) is None
     assert s.covering("10.20.9.3", "10.250.1.1", 17, 161) is not None
+
+
+def test_a_route_is_needed_only_inside_the_destinations_where_the_sources_live() -> None:
+    s = _services()
+    assert s.needs_route("10.250.10.0/24", ["10.20.9.1/28"]) is not None  # the pollers' VRF
+    assert s.needs_route("10.250.10.0/24", ["10.20.10.1/24"]) is None  # no poller lives there
+    assert s.needs_route("10.0.0.0/8", ["10.20.9.1/28"]) is None  # wider than the destinations
