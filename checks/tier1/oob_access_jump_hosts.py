@@ -4,8 +4,10 @@ Redfish/HTTPS from the declared jump hosts only.
 "In front of the OOB network" means:
 - an OOB segment: a routed interface (SVI, routed port or port-channel, not a management port) whose
   address lies in the OOB CIDRs, i.e. the gateway of a BMC or switch-management subnet. Its outbound
-  ACL (`ip access-group NAME out`) filters what enters the subnet; a segment without one is a FAIL,
-  since nothing restricts access. Inbound ACLs on that interface filter what leaves the subnet and are
+  ACL (`ip access-group NAME out`) filters what enters the subnet. Without one, the inbound ACLs of the
+  ways in from outside OOB space (the routed interfaces of the same device and VRF with a non-OOB
+  address: the uplinks) must do it, each of them; a segment with neither is a FAIL, since nothing
+  restricts access. Inbound ACLs on that interface filter what leaves the subnet and are
   not counted. A segment that holds a jump host is the jump hosts' own network and is left out.
 - an ACL bound to a device's management services (SSH, eAPI/NX-API/HTTPS): the switch's own
   management address is OOB space.
@@ -119,6 +121,10 @@ class OobAccessJumpHostsOnly(Check):
             )
             outbound = [b for b in on_interface[(i.target, intf.name)] if b.record.direction == "out"]
             if not outbound:
+                uplinks = _ways_in(ctx, oob, i, names)
+                if uplinks:  # filtering where traffic from outside OOB space enters the VRF is as good
+                    yield self._at_ingress(i, uplinks, on_interface, acls, nets, oob, expected)
+                    continue
                 inbound = [b.record.acl for b in on_interface[(i.target, intf.name)]]
                 found = "no outbound ACL: nothing restricts access to the segment"
                 if inbound:
@@ -127,6 +133,39 @@ class OobAccessJumpHostsOnly(Check):
                 continue
             for b in outbound:
                 yield self._judge(b, acls.get((b.target, b.record.acl), []), PROTECTED, nets, oob, expected)
+
+    def _at_ingress(
+        self,
+        segment: StoredFact[Interface],
+        uplinks: list[StoredFact[Interface]],
+        on_interface: dict[tuple[str, str], list[StoredFact[AclBinding]]],
+        acls: dict[tuple[str, str], list[StoredFact[Acl]]],
+        nets: list[Network],
+        oob: Oob,
+        expected: str,
+    ) -> Finding:
+        """A segment without an outbound ACL, judged by the inbound ACLs of every interface through which
+        traffic from outside OOB space enters its VRF on this device (the uplinks)."""
+        subject, target = segment.record.subject(), segment.target
+        facts: list[StoredFact[FactRecord]] = [segment]
+        problems: list[str] = []
+        for up in uplinks:
+            inbound = [b for b in on_interface[(target, up.record.name)] if b.record.direction == "in"]
+            facts.append(up)
+            if not inbound:
+                problems.append(f"{up.record.name} (a way in from outside OOB space) has no inbound ACL")
+                continue
+            for b in inbound:
+                verdict = self._judge(b, acls.get((target, b.record.acl), []), PROTECTED, nets, oob, expected)
+                facts += [f for f in (b, *acls.get((target, b.record.acl), [])) if f not in facts]
+                if verdict.status.value != "PASS":
+                    problems.append(f"{up.record.name} in {b.record.acl}: {verdict.found}")
+        where = ", ".join(u.record.name for u in uplinks)
+        if problems:
+            found = "no outbound ACL; at the ways in from outside OOB space: " + "; ".join(problems)
+            return self.failed(subject, expected, found, *facts, target=target)
+        found = f"no outbound ACL, but every way in from outside OOB space ({where}) is filtered inbound"
+        return self.passed(subject, expected, found, *facts, target=target)
 
     def _services(
         self,
@@ -218,6 +257,24 @@ class OobAccessJumpHostsOnly(Check):
             else:
                 found = f"{len(sg.record.ingress)} ingress rule(s), none opens these ports beyond jump hosts"
                 yield self.passed(sg.record.subject(), expected, found, *facts, target=target)
+
+
+def _ways_in(
+    ctx: CheckContext, oob: Oob, segment: StoredFact[Interface], names: set[str]
+) -> list[StoredFact[Interface]]:
+    """The routed interfaces of the segment's device and VRF with an address outside OOB space: where
+    traffic from outside the OOB network enters (management ports excepted: they are the device's own)."""
+    seg = segment.record
+    out: list[StoredFact[Interface]] = []
+    for i in ctx.facts.of(Interface):
+        rec = i.record
+        if i.target != segment.target or rec.name == seg.name or rec.vrf != seg.vrf:
+            continue
+        if rec.type not in SEGMENT_TYPES | {"tunnel"} or rec.switchport or not rec.enabled:
+            continue
+        if any(not oob.in_oob(a) for a in addresses(rec)):
+            out.append(i)
+    return out
 
 
 def _declared(admission: Admission, oob: Oob, protected: list[Network], family: str) -> bool:
