@@ -38,13 +38,13 @@ from auditor.facts import (
     AwsSubnet,
     FactRecord,
     Interface,
-    SgRule,
 )
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, inside, network
 from checks.tier1._acl import HTTPS, PROTECTED, SSH, Admission, Service, address, admissions, outside
 from checks.tier1._common import Oob, addresses, device_targets
+from checks.tier1._oob_sg import guards_oob, sg_violations
 
 DEVICE_NEEDS = frozenset({FactKind.INTERFACE, FactKind.ACL, FactKind.ACL_BINDING})
 AWS_NEEDS = frozenset({FactKind.AWS_SECURITY_GROUP, FactKind.AWS_NETWORK_INTERFACE})
@@ -236,7 +236,7 @@ class OobAccessJumpHostsOnly(Check):
         for e in enis:
             for g in e.record.security_groups:
                 members[g] += e.record.private_ips + e.record.ipv6_addresses
-        in_oob = [e for e in enis if _guards_oob(e.record, oob)]
+        in_oob = [e for e in enis if guards_oob(e.record, oob)]
         groups = {g.record.group_id: g for g in ctx.facts.of(AwsSecurityGroup) if g.target == target}
         expected = f"ingress {', '.join(map(str, PROTECTED))} only from jump hosts ({oob.jump_text()})"
         for group_id in sorted({g for e in in_oob for g in e.record.security_groups}):
@@ -250,7 +250,7 @@ class OobAccessJumpHostsOnly(Check):
                 )
                 continue
             guarded = [ip for e in attached for ip in e.record.private_ips + e.record.ipv6_addresses]
-            bad = [text for rule in sg.record.ingress for text in _sg_violations(rule, oob, members, guarded)]
+            bad = [text for rule in sg.record.ingress for text in sg_violations(rule, oob, members, guarded)]
             facts: list[StoredFact[FactRecord]] = [sg, *attached]
             if bad:
                 yield self.failed(sg.record.subject(), expected, "; ".join(bad), *facts, target=target)
@@ -292,44 +292,3 @@ def _declared(admission: Admission, oob: Oob, protected: list[Network], family: 
         oob.services.admitting(str(admission.net), str(t), service.protocol, service.port) is not None
         for t in targets
     )
-
-
-def _guards_oob(eni: AwsNetworkInterface, oob: Oob) -> bool:
-    """An ENI with an OOB address that is not a jump host's own (the jump hosts are the way in)."""
-    ips = eni.private_ips + eni.ipv6_addresses
-    return any(oob.in_oob(ip) for ip in ips) and not all(oob.is_jump_host(ip) for ip in ips)
-
-
-def _sg_opens(rule: SgRule, service: Service) -> bool:
-    proto = rule.protocol.lower()
-    if proto in ("-1", "all"):
-        return True
-    if proto not in (service.protocol, {"tcp": "6", "udp": "17"}[service.protocol]):
-        return False
-    lo = rule.from_port if rule.from_port is not None else 0
-    hi = rule.to_port if rule.to_port is not None else 65535
-    return lo <= service.port <= hi or lo == -1
-
-
-def _sg_violations(rule: SgRule, oob: Oob, members: dict[str, list[str]], guarded: list[str]) -> list[str]:
-    out: list[str] = []
-    for service in PROTECTED:
-        if not _sg_opens(rule, service):
-            continue
-
-        def allowed(source: str, service: Service = service) -> bool:
-            return oob.is_jump_host(source) or all(
-                oob.services.admitting(source, ip, service.protocol, service.port) is not None
-                for ip in guarded
-            )
-
-        for cidr in [*rule.cidrs, *rule.ipv6_cidrs]:
-            if not allowed(cidr):
-                out.append(f"{service} from {cidr}")
-        for pl in rule.prefix_lists:
-            out.append(f"{service} from prefix list {pl} (not resolvable from the evidence)")
-        for group in rule.groups:
-            strangers = [ip for ip in members.get(group, []) if not allowed(ip)]
-            if strangers:
-                out.append(f"{service} from security group {group} ({', '.join(sorted(strangers)[:5])})")
-    return out
