@@ -26,6 +26,16 @@ from checks.netutil import Network, address, inside, network, networks_of
 from checks.oob_services import OobServices
 from checks.vrf_names import VrfNames
 
+# The management VRF each platform builds in for its management port (it can hold nothing else).
+PLATFORM_MGMT_VRFS: dict[str, frozenset[str]] = {
+    "nxos": frozenset({"management"}),
+    "nxos_ssh": frozenset({"management"}),
+    "sonic": frozenset({"mgmt"}),
+    "cumulus": frozenset({"mgmt"}),
+    "ios": frozenset({"mgmt-intf", "mgmt-vrf"}),
+    "junos": frozenset({"mgmt_junos"}),
+}
+
 
 @dataclass(frozen=True)
 class Oob:
@@ -74,8 +84,13 @@ class Oob:
         return address(next_hop) is not None and inside(next_hop, self.gateway_nets) is not None
 
     def is_mgmt_vrf(self, vrf: str, device_tier: Tier | None, device: str | None = None) -> bool:
-        """`vrf` as `device` spells it (aliases made canonical when the device is given)."""
+        """`vrf` as `device` spells it (aliases made canonical when the device is given). A platform's
+        built-in management VRF (NX-OS `management`, SONiC and Cumulus `mgmt`, IOS-XE `Mgmt-intf`/`Mgmt-vrf`,
+        Junos `mgmt_junos`) is one whether or not the intent names it: it holds the management port only."""
         if device is not None and self.names is not None:
+            platform = (self.names.platforms.get(device) or "").lower()
+            if vrf.lower() in PLATFORM_MGMT_VRFS.get(platform, ()):
+                return True
             vrf = self.names.canonical(device, vrf)
         return vrf in self.vrfs or (vrf == "default" and device_tier == Tier.OOB)
 

@@ -44,9 +44,10 @@ def _ctx(
 
 def test_tier1_reads_an_aliased_management_vrf() -> None:
     devices = {"sonic-leaf1": ("sonic", Tier.BACKEND)}
-    ssh = MgmtService(device="sonic-leaf1", service="ssh", vrf="mgmt")
+    # not SONiC's built-in `mgmt` (a management VRF whatever the intent says): a site's own spelling
+    ssh = MgmtService(device="sonic-leaf1", service="ssh", vrf="oob-mgmt")
     without = [f.status for f in MgmtPlaneInOobVrf().evaluate(_ctx({}, devices, [ssh]))]
-    aliased = {"vrf_aliases": [{"name": "mgmt", "vrf": "MGMT", "platforms": ["sonic"]}]}
+    aliased = {"vrf_aliases": [{"name": "oob-mgmt", "vrf": "MGMT", "platforms": ["sonic"]}]}
     with_alias = [f.status for f in MgmtPlaneInOobVrf().evaluate(_ctx(aliased, devices, [ssh]))]
     assert Status.FAIL in without
     assert with_alias and Status.FAIL not in with_alias
