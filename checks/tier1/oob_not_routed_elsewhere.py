@@ -100,6 +100,11 @@ class OobNotRoutedElsewhere(Check):
             "nor leaked into, VRFs outside the management VRFs"
         )
         oob_devices = {t.name for t in ctx.targets if t.tier == Tier.OOB}
+        for name in sorted(oob_devices & names):
+            if not ctx.facts.covered(name, FactKind.VRF):  # the OOB switch's own BGP/VRFs are unknown
+                why = f"{name}: whether it hands OOB space out (BGP, route targets, leaks) is unknown"
+                why += ": no evidence of vrf"
+                yield self.not_assessed(f"{name}/vrf default", why, target=name)
         for leak in oob_leaks(ctx, oob, names):
             target = leak.vrf.target
             if leak.problems:
