@@ -108,7 +108,11 @@ def collect_within(
                     transient=True,
                 ) from None
             if kind == _ITEM:
+                held = time.monotonic()
                 yield value
+                # Time the pipeline kept us (a full queue behind a busy store writer) is not the device's:
+                # the deadline counts only time spent waiting for the device.
+                end += time.monotonic() - held
             elif kind == _STAGE:
                 stage = value
                 if stage not in _SESSION_STAGES:

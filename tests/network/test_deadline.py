@@ -4,7 +4,9 @@ the stage; what arrived before is kept; the abandoned session sends nothing more
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,8 @@ from auditor.pipeline.progress import NoProgress
 from auditor.store.engine import open_store
 from auditor.store.writer import RunWriter
 from collectors.network.collector import DeviceCollector
+from collectors.network.deadline import collect_within
+from collectors.network.session import DeviceJob, Watch
 from tests.devsim import profiles
 from tests.devsim.sim import DevSim
 from tests.network.helpers import config, entry
@@ -125,3 +129,56 @@ def test_one_stuck_device_does_not_hold_the_run(sim: DevSim, tmp_path: Path) -> 
     reason = outcomes["nx-stuck"].reason or ""
     assert "nx-stuck: timed out: the device deadline of 6s was reached during" in reason
     assert "'show ip route vrf all | json'" in reason
+
+
+def _job(connect_timeout: float = 1.0) -> DeviceJob:
+    """A job for collect_within with a stand-in collection (only its name and timeouts are read)."""
+    nothing: Any = None
+    return DeviceJob("unit", "127.0.0.1", None, "sonic", nothing, nothing, {}, connect_timeout, 1.0, 0, 0.0)
+
+
+def test_time_the_pipeline_holds_an_item_does_not_count_against_the_device() -> None:
+    def quick(job: DeviceJob, watch: Watch) -> Iterator[Any]:
+        for n in range(3):
+            watch.stage(f"step {n}")
+            yield n
+        watch.stage("closing")
+
+    got: list[Any] = []
+    for item in collect_within(_job(), 1.0, collect=quick):
+        got.append(item)
+        time.sleep(0.6)  # a busy store writer: 1.8 s in all, past the 1 s deadline
+    assert got == [0, 1, 2]
+
+
+def test_a_stuck_step_is_named_and_costs_the_deadline() -> None:
+    release = threading.Event()
+
+    def stuck(job: DeviceJob, watch: Watch) -> Iterator[Any]:
+        watch.stage("connect")
+        watch.stage("show version")
+        yield "before"
+        release.wait(10)  # never answers within the deadline
+        yield "after"  # produced once abandoned: must not come out
+
+    got: list[Any] = []
+    start = time.monotonic()
+    with pytest.raises(CollectionError, match=r"deadline of 1s was reached during 'show version'"):
+        got.extend(collect_within(_job(), 1.0, collect=stuck))
+    assert time.monotonic() - start < 1 + SLACK
+    release.set()
+    time.sleep(0.2)
+    assert got == ["before"]
+
+
+def test_a_hanging_final_disconnect_is_not_waited_for() -> None:
+    def rude(job: DeviceJob, watch: Watch) -> Iterator[Any]:
+        watch.stage("show version")
+        yield "all of it"
+        watch.stage("closing")
+        time.sleep(5)  # the goodbye hangs
+
+    start = time.monotonic()
+    got: list[Any] = list(collect_within(_job(connect_timeout=0.5), 30.0, collect=rude))
+    assert got == ["all of it"]
+    assert time.monotonic() - start < 0.5 + SLACK
