@@ -135,6 +135,9 @@ def collect_device(job: DeviceJob, watch: Watch | None = None) -> Iterator[RawCa
                 except ReadOnlyViolation:
                     raise
                 except Exception as exc:
+                    refused = refusal_in(exc)  # NAPALM's EOS cli() wraps every error, a refusal too
+                    if refused is not None:
+                        raise refused from exc
                     dead = _session_dead(session, exc)
                     if dead:
                         break
@@ -172,6 +175,19 @@ def _session_dead(session: Any, exc: BaseException) -> str:
     if failure.transient and any(s in failure.reason for s in _SESSION_DEAD):
         return failure.reason
     return ""
+
+
+def refusal_in(exc: BaseException) -> ReadOnlyViolation | None:
+    """The guard's refusal behind a driver's own exception (its cause or context chain), if any: a
+    refused command ends the target, whatever the driver wrapped it in."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ReadOnlyViolation):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _capture(job: DeviceJob, fmt: str, source: str, content: bytes, command: str | None) -> RawCapture:

@@ -16,6 +16,7 @@ from collectors.network import netmiko_guard
 from collectors.network.drivers import napalm_driver
 from collectors.network.eapi import ReadOnlyEapiConnection, check_request, tls_context
 from collectors.network.readonly import check_command, is_allowed
+from collectors.network.session import refusal_in
 from tests.devsim import profiles
 from tests.devsim.sim import DevSim
 
@@ -299,8 +300,9 @@ def test_napalm_eos_cli_never_sends_a_refused_command(sim: DevSim) -> None:
     try:
         for command in ["show version\nconfigure terminal", "show version\x15reload", "conf t", "sh run"]:
             # NAPALM's EOS cli() wraps any error in CommandErrorException, the guard's refusal included
-            with pytest.raises(Exception, match="refused"):
+            with pytest.raises(Exception, match="refused") as err:
                 drv.cli([command])
+            assert refusal_in(err.value) is not None  # so the collector ends the target, not one capture
     finally:
         drv.close()
     _received_only_good(sim, "adv-eos2", {"enable", "show version"})
