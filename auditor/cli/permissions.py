@@ -20,10 +20,20 @@ def permissions_aws(
     actions_only: Annotated[
         bool, typer.Option("--actions", help="one IAM action a line instead of the policy JSON")
     ] = False,
+    operations: Annotated[
+        bool,
+        typer.Option(
+            "--operations", help="one API operation a line (service:Operation): exactly what the guard admits"
+        ),
+    ] = False,
 ) -> None:
     """Print the IAM policy (JSON) that the AWS collector needs: exactly the read-only actions it calls."""
-    from collectors.aws.permissions import iam_policy, required_actions
+    from collectors.aws.permissions import declared_operations, iam_policy, required_actions
 
+    if operations:
+        for operation in declared_operations():
+            typer.echo(operation)
+        return
     if actions_only:
         for action in required_actions():
             typer.echo(action)

@@ -9,7 +9,9 @@ from typing import Any
 import boto3
 import botocore.session
 import pytest
+from typer.testing import CliRunner
 
+from auditor.cli.app import app, load_commands
 from auditor.config.models import AwsSource
 from auditor.errors import ReadOnlyViolation
 from collectors.aws.guard import allowed_operations
@@ -70,6 +72,10 @@ def test_every_declared_operation_exists_in_botocore() -> None:
 def test_operations_and_actions_come_from_one_list() -> None:
     assert declared_operations() == sorted(f"{c.service}:{c.operation}" for c in declared_calls())
     assert required_actions() == sorted({c.iam_action for c in declared_calls()})
+    load_commands()
+    printed = CliRunner().invoke(app, ["permissions", "aws", "--operations"]).output.split()
+    assert printed == declared_operations()
+    assert {tuple(o.split(":", 1)) for o in printed} == set(allowed_operations())
 
 
 @pytest.mark.parametrize(
