@@ -11,10 +11,11 @@ from auditor.capture import RawCapture
 from auditor.config.loader import load_config
 from auditor.enums import FactKind, Status, TargetStatus
 from auditor.normalize import Problem
+from collectors.export import export_run
 from collectors.kubernetes.collector import KubernetesCollector
 from tests.k8s_live.apiserver import ApiServer
 from tests.k8s_live.conftest import audit_config
-from tests.k8s_live.runs import audit
+from tests.k8s_live.runs import Run, audit
 
 SLOW = {"retries": 1, "retry_backoff": 0, "connect_timeout": 2, "command_timeout": 1}
 
@@ -95,3 +96,30 @@ def test_timed_out_list_through_the_pipeline(tmp_path: Path, server: ApiServer, 
     ]
     statuses = {f.status for f in run.reader.findings() if f.check_id.startswith("T2-")}
     assert Status.NOT_ASSESSED.value in statuses
+
+
+def test_timed_out_list_survives_export_and_offline_reaudit(
+    tmp_path: Path, server: ApiServer, kubeconfig: Path
+) -> None:
+    """The gap travels with the exported evidence: re-audited offline, the cluster is PARTIAL for the same
+    reason and every finding (NOT_ASSESSED ones included) is the same."""
+    server.delay["pods"] = 3
+    live_dir = tmp_path / "live"
+    live_dir.mkdir()
+    run = audit(_config(live_dir, kubeconfig))
+    export = tmp_path / "export"
+    export_run(run.engine, run.run_id, export)
+    off_dir = tmp_path / "offline"
+    off_dir.mkdir()
+    again = audit(audit_config(off_dir, {"sources": {"files": [{"path": str(export)}]}}))
+
+    def findings(r: Run) -> list[tuple[str, str, str, str]]:
+        return sorted((f.check_id, f.status, f.subject, f.message) for f in r.reader.findings())
+
+    assert (again.target("prod").status, again.target("prod").reason) == (
+        run.target("prod").status,
+        run.target("prod").reason,
+    )
+    assert findings(again) == findings(run)
+    assert any(f[1] == Status.NOT_ASSESSED.value for f in findings(again))
+    assert again.covered("prod") == run.covered("prod")
