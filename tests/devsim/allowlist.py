@@ -20,6 +20,8 @@ _BAD_PIPE = re.compile(r"\|\s*(redirect|tee|append|write|copy|save)\b|>")
 
 
 def allowed(command: str) -> bool:
+    if any(not " " <= c <= "~" for c in command):  # a control character edits or ends the line on a CLI
+        return False
     cmd = " ".join(command.split())
     if cmd in _SESSION:
         return True
