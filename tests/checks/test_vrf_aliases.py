@@ -34,7 +34,7 @@ def _ctx(
     ]
     facts += records
     stored = [
-        StoredFact(i, f.kind, getattr(f, "device", None) or getattr(f, "target", ""), i, f"{i:064x}", f)
+        StoredFact(i, f.kind, str(getattr(f, "device", None) or getattr(f, "target", "")), i, f"{i:064x}", f)
         for i, f in enumerate(facts, start=1)
     ]
     return CheckContext(
