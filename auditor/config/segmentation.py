@@ -179,17 +179,31 @@ def _port_errors(ports: list[PortAssignment], tiers: Tiers) -> list[InitErrorDet
 
 
 def canonical_vrf(intent: Intent, name: str, device: str | None, platform: str | None) -> str:
-    """The declared VRF that `name` on `device` (of `platform`) stands for; `name` when none does."""
+    """The declared VRF that `name` on `device` (of `platform`) stands for; `name` when none does.
+
+    Explicit aliases first. Then SONiC's `Vrf` prefix: `Vrf-X` is the declared `X` on a SONiC device
+    when `Vrf-X` itself is not declared, and on any device when a tier declares both spellings (a
+    config listing `[RDMA-A, Vrf-RDMA-A]` means one VRF, not two tenants sharing a VNI)."""
     for alias in intent.vrf_aliases:
         if alias.applies(name, device, platform):
             return alias.vrf
     declared = declared_vrfs(intent.tiers)
-    if name in declared or platform != "sonic":
-        return name
     for prefix in SONIC_PREFIXES:
-        if name.startswith(prefix) and name[len(prefix) :] in declared:
-            return name[len(prefix) :]
+        base = name[len(prefix) :]
+        if not name.startswith(prefix) or base not in declared:
+            continue
+        if name not in declared and platform == "sonic":
+            return base
+        if name in declared and _same_tier(intent, name, base):
+            return base
     return name
+
+
+def _same_tier(intent: Intent, a: str, b: str) -> bool:
+    return any(
+        t is not None and a in t.vrfs and b in t.vrfs
+        for t in (intent.tiers.get(tier) for tier in intent.tiers.declared())
+    )
 
 
 def port_assignment(intent: Intent, device: str, interface: str) -> PortAssignment | None:
@@ -198,8 +212,12 @@ def port_assignment(intent: Intent, device: str, interface: str) -> PortAssignme
 
 
 def vrf_tenants(intent: Intent) -> dict[str, str]:
-    """VRF -> tenant, as the port manifest gives them."""
-    return {p.vrf: p.tenant for p in intent.ports if p.vrf is not None and p.tenant is not None}
+    """Canonical VRF -> tenant, as the port manifest gives them."""
+    return {
+        canonical_vrf(intent, p.vrf, None, None): p.tenant
+        for p in intent.ports
+        if p.vrf is not None and p.tenant is not None
+    }
 
 
 def _vlan_text(lo: int, hi: int) -> str:

@@ -51,7 +51,8 @@ class Backend:
         return any(lo <= vid <= hi for lo, hi in self.intent.vlans)
 
     def tenant_vrfs(self) -> list[str]:
-        return sorted(self.vrfs - {"default"})
+        """The tenant VRFs by canonical name (two declared spellings of one VRF are one)."""
+        return sorted({self.names.intent.canonical_vrf(v) for v in self.vrfs} - {"default"})
 
 
 def is_spine(role: str | None) -> bool:

@@ -103,7 +103,7 @@ def _others(
         tenant = by_vrf.get(canonical)
         if tenant and tenant != entry.tenant:
             out.append(f"vrf {vrf} of tenant {tenant}")
-        elif entry.vrf is not None and canonical != entry.vrf:
+        elif entry.vrf is not None and canonical != names.intent.canonical_vrf(entry.vrf):
             out.append(f"vrf {vrf}, not its declared vrf {entry.vrf}")
     for vid in vlans:
         tiers = tier_of_vlan(vid)

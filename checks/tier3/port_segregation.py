@@ -206,7 +206,8 @@ def _judge_entry(
     if vrf is not None:
         if rules.names.tier(device, vrf, device_tier) != entry.tier:
             return f"is not a {tier} VRF (port manifest: tier {tier})"
-        if own and entry.vrf is not None and rules.names.canonical(device, vrf) != entry.vrf:
+        declared = rules.names.intent.canonical_vrf(entry.vrf) if entry.vrf is not None else None
+        if own and declared is not None and rules.names.canonical(device, vrf) != declared:
             return f"is not vrf {entry.vrf} (port manifest)"
         return None
     foreign = [v for v in vlans if rules.vlan_tiers(v) and entry.tier not in rules.vlan_tiers(v)]

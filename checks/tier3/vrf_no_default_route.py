@@ -70,7 +70,7 @@ class BackendVrfNoDefaultRoute(Check):
             seen_vrfs.add(canonical)
             yield self._judge(vrf, routes[(rec.device, rec.name)], originators[(rec.device, rec.name)])
 
-        for name in sorted(declared - seen_vrfs):
+        for name in sorted({names.intent.canonical_vrf(n) for n in declared} - seen_vrfs):
             if ready:
                 yield self.not_assessed(
                     f"vrf {name}",

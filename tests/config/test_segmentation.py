@@ -73,6 +73,13 @@ def test_aliases_map_device_spellings_to_declared_vrfs() -> None:
     assert intent.canonical_vrf("Vrf-OTHER", "s1", "sonic") == "Vrf-OTHER"
 
 
+def test_both_spellings_declared_are_one_vrf() -> None:
+    tiers = {"backend": {"vrfs": ["RDMA-A", "Vrf-RDMA-A"]}, "frontend": {"vrfs": ["Vrf-FE"]}}
+    intent = Intent.model_validate({"tiers": tiers})
+    assert intent.canonical_vrf("Vrf-RDMA-A") == "RDMA-A"  # any platform: the tier lists both
+    assert intent.canonical_vrf("Vrf-FE", "s1", "sonic") == "Vrf-FE"  # "FE" is not declared
+
+
 def test_mapping_form_of_aliases() -> None:
     intent = _intent({"vrf_aliases": {"Vrf-RDMA-A": "RDMA-A"}})
     assert intent.canonical_vrf("Vrf-RDMA-A") == "RDMA-A"
