@@ -2,12 +2,13 @@
 
 On every backend device: each enabled Ethernet port and port-channel, and each SVI of a backend VRF,
 has an MTU of at least `intent.tiers.backend.min_mtu`. A port-channel member without its own MTU takes
-its port-channel's; an interface with no MTU configured runs the platform default (1500 on EOS and
-NX-OS routed interfaces) and fails. When LLDP neighbours were collected, both ends of each link between
-audited devices must have the same MTU (interface names compared with abbreviations folded:
-Ethernet1/1 = Et1/1). Platforms count the MTU differently (with or without the Ethernet header, the
-FCS and a VLAN tag: EOS `mtu 9214` and NX-OS `mtu 9216` carry the same packets), so two ends on
-different platforms agree when they differ by at most 22 bytes; on one platform they must be equal.
+its port-channel's; an interface with no MTU configured runs the platform default (1500 on EOS,
+NX-OS, IOS and Onyx, and fails; 9216 on Cumulus Linux, 9100 on SONiC). When LLDP neighbours were
+collected, both ends of each link between audited devices must have the same MTU (interface names
+compared with abbreviations folded: Ethernet1/1 = Et1/1). Platforms count the MTU differently (with or
+without the Ethernet header, the FCS and a VLAN tag: EOS `mtu 9214` and NX-OS `mtu 9216` carry the
+same packets), so two ends on different platforms agree when they differ by at most 22 bytes; on one
+platform they must be equal.
 A port the port manifest gives to another tier is not part of the backend fabric and is not judged.
 """
 
@@ -27,6 +28,9 @@ from checks.vrf_names import VrfNames
 
 NEEDS = frozenset({FactKind.INTERFACE})
 DEFAULT_MTU = 1500
+# What an interface without an `mtu` line runs: Cumulus Linux 5 ports default to 9216 and SONiC's to 9100
+# (its CONFIG_DB usually spells it out anyway); EOS, NX-OS, IOS and Onyx to 1500.
+PLATFORM_DEFAULT_MTU = {"cumulus": 9216, "sonic": 9100}
 HEADER_SLACK = 22  # Ethernet header (14) + FCS (4) + one 802.1Q tag (4)
 
 
@@ -66,6 +70,7 @@ class BackendMtuJumbo(Check):
         names = {t.name for t in ready}
         by_device = interfaces_by_device(ctx, names)
         manifest = Manifest.of(ctx)
+        platforms = VrfNames.of(ctx).platforms
         expected = f"mtu >= {minimum}"
         for name in sorted(names):
             ifs = by_device[name]
@@ -81,11 +86,10 @@ class BackendMtuJumbo(Check):
                     continue  # declared to another tier: not part of the RDMA fabric
                 judged.append(i)
                 mtu = effective_mtu(rec, ifs)
-                if mtu is None or mtu < minimum:
+                default = PLATFORM_DEFAULT_MTU.get(platforms.get(name) or "", DEFAULT_MTU)
+                if (mtu if mtu is not None else default) < minimum:
                     found = (
-                        f"mtu {mtu}"
-                        if mtu is not None
-                        else f"no mtu configured (platform default {DEFAULT_MTU})"
+                        f"mtu {mtu}" if mtu is not None else f"no mtu configured (platform default {default})"
                     )
                     bad.append(self.failed(rec.subject(), expected, found, i, target=name))
             yield from bad
@@ -114,9 +118,9 @@ class BackendMtuJumbo(Check):
             if link in seen:
                 continue
             seen.add(link)
-            a = effective_mtu(ours.record, by_device[n.target])
-            b = effective_mtu(theirs.record, by_device[peer])
             ours_on, theirs_on = platforms.get(n.target), platforms.get(peer)
+            a = effective_mtu(ours.record, by_device[n.target]) or PLATFORM_DEFAULT_MTU.get(ours_on or "")
+            b = effective_mtu(theirs.record, by_device[peer]) or PLATFORM_DEFAULT_MTU.get(theirs_on or "")
             slack = 0 if ours_on and ours_on == theirs_on else HEADER_SLACK
             expected = "the same MTU at both ends of the link" + (
                 f" (within {slack} bytes: the platforms count headers differently)" if slack else ""
