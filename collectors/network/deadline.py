@@ -14,10 +14,8 @@ answered everything but hangs on `exit` does not hold the run.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import queue
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -26,7 +24,7 @@ from typing import Any
 from auditor.capture import RawCapture
 from auditor.errors import CollectionError
 from auditor.normalize import Problem
-from collectors.network.session import DeviceJob, Watch, collect_device
+from collectors.network.session import DeviceJob, Watch, abort_session, collect_device
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +48,7 @@ class _Deadline(Watch):
         with self._lock:
             self.sessions.append(session)
         if self.abandoned.is_set():  # connected after the deadline: hang up at once
-            _abort(session)
+            abort_session(session)
 
     def cancelled(self) -> bool:
         return self.abandoned.is_set()
@@ -64,7 +62,7 @@ class _Deadline(Watch):
         with self._lock:
             sessions = list(self.sessions)
         for session in sessions:
-            _abort(session)
+            abort_session(session)
 
 
 def collect_within(
@@ -139,17 +137,3 @@ def _stage(stage: str, last_step: str) -> str:
     if stage in _SESSION_STAGES:
         return "disconnect" if stage == "closing" else stage
     return repr(stage)
-
-
-def _abort(session: Any) -> None:
-    """Close a session's connection under it so a thread blocked on it wakes up (best effort)."""
-    conn = getattr(session, "device", session)  # a NAPALM driver holds its Netmiko or pyeapi session
-    with contextlib.suppress(Exception):
-        client = getattr(conn, "remote_conn_pre", None)  # Netmiko: the paramiko SSHClient
-        if client is not None:
-            client.close()
-    with contextlib.suppress(Exception):
-        transport = getattr(getattr(conn, "connection", None), "transport", None)  # pyeapi Node
-        sock = getattr(transport, "sock", None)
-        if sock is not None:
-            sock.shutdown(socket.SHUT_RDWR)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import socket
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -119,8 +120,8 @@ def collect_device(job: DeviceJob, watch: Watch | None = None) -> Iterator[RawCa
         connect, close, steps = _netmiko_plan(job)
     resumes = 0
     i = 0
-    dead = ""
     while i < len(steps):
+        dead = ""
         watch.stage("connect")
         session = with_retries(connect, target=job.target, retries=job.retries, backoff=job.backoff)
         watch.opened(session)
@@ -150,8 +151,7 @@ def collect_device(job: DeviceJob, watch: Watch | None = None) -> Iterator[RawCa
                         yield capture
                 i += 1
         finally:
-            watch.stage("closing" if i >= len(steps) else "disconnect")
-            _quietly(partial(close, session))
+            _end_session(watch, partial(close, session), session, done=i >= len(steps), dead=bool(dead))
         if i < len(steps) and watch.cancelled():
             return
         if i < len(steps):  # the session died during steps[i]
@@ -175,6 +175,30 @@ def _session_dead(session: Any, exc: BaseException) -> str:
     if failure.transient and any(s in failure.reason for s in _SESSION_DEAD):
         return failure.reason
     return ""
+
+
+def _end_session(watch: Watch, close: Callable[[], object], session: Any, *, done: bool, dead: bool) -> None:
+    """Say goodbye; to a session that died on a stuck channel, hang up first (a graceful goodbye there
+    waits another full timeout on the same blocked channel)."""
+    watch.stage("closing" if done else "disconnect")
+    if dead:
+        abort_session(session)
+    _quietly(close)
+
+
+def abort_session(session: Any) -> None:
+    """Close a session's connection under it, so a thread blocked on it wakes up and a later disconnect
+    fails at once instead of waiting on the stuck channel (best effort)."""
+    conn = getattr(session, "device", session)  # a NAPALM driver holds its Netmiko or pyeapi session
+    with contextlib.suppress(Exception):
+        client = getattr(conn, "remote_conn_pre", None)  # Netmiko: the paramiko SSHClient
+        if client is not None:
+            client.close()
+    with contextlib.suppress(Exception):
+        transport = getattr(getattr(conn, "connection", None), "transport", None)  # pyeapi Node
+        sock = getattr(transport, "sock", None)
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 def refusal_in(exc: BaseException) -> ReadOnlyViolation | None:

@@ -182,3 +182,15 @@ def test_a_hanging_final_disconnect_is_not_waited_for() -> None:
     got: list[Any] = list(collect_within(_job(connect_timeout=0.5), 30.0, collect=rude))
     assert got == ["all of it"]
     assert time.monotonic() - start < 0.5 + SLACK
+
+
+def test_a_timed_out_command_costs_one_command_timeout_per_attempt(sim: DevSim, tmp_path: Path) -> None:
+    """Below the deadline too: a session that died on a stuck channel is hung up, not sent a graceful
+    goodbye that waits another command_timeout on the same channel."""
+    dev = sim.add(profiles.sonic("stuck-sonic", hang_on="show runningconfiguration all"))
+    settings = {"command_timeout": 3, "connect_timeout": 2, "retries": 1, "device_deadline": 60}
+    _, err, took = collect(config([entry(sim, dev)], tmp_path, collection=settings))
+    assert (
+        err is not None and "timed out waiting for the device" in str(err) and "after 2 attempts" in str(err)
+    )
+    assert took < 2 * 3 + SLACK, took  # two attempts of one command timeout each (was about twice that)
