@@ -10,8 +10,9 @@ How a port of a backend device is told apart, first rule that applies:
    and this device a leaf, else a fabric port; any other neighbour (a server NIC) makes it an edge port;
 3. every port of a spine is a fabric port;
 4. a routed port of a leaf is an uplink when a BGP neighbour of the device sits on the port's subnet
-   (whoever it is: a BGP session on a point-to-point link is a switch-to-switch link), or when its
-   description names a spine (a spine's hostname, or the word "spine");
+   or on the port itself (BGP unnumbered, as Cumulus and SONiC fabrics run it: `neighbor swp51
+   interface`), whoever it is: a BGP session on a point-to-point link is a switch-to-switch link; or
+   when its description names a spine (a spine's hostname, or the word "spine");
 5. everything else on a leaf (access and trunk switchports, routed ports with neither) is an edge port:
    that is where GPU NICs, storage and hosts attach.
 Ports that are shut down are left out by the checks that use this.
@@ -23,6 +24,7 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Literal
 
+from auditor.config.ifnames import fold
 from auditor.enums import Tier
 from auditor.facts import BgpNeighbor, Interface, LldpNeighbor
 from checks.base import CheckContext
@@ -113,10 +115,12 @@ class Topology:
             return self._by_lldp(role, neighbours)
         if is_spine(role):
             return PortClass("fabric", "port of a spine")
-        if not intf.switchport and addresses(intf):
+        if not intf.switchport:
             peer = self._bgp_peer(device, intf)
             if peer:
-                return PortClass("uplink", f"BGP neighbour {peer} on its subnet")
+                where = "on its subnet" if addresses(intf) else "on the port (unnumbered)"
+                return PortClass("uplink", f"BGP neighbour {peer} {where}")
+        if not intf.switchport and addresses(intf):
             text = (intf.description or "").lower()
             named = next((s for s in self._sorted_spines if s.lower() in text), None)
             if named or "spine" in text:
@@ -150,7 +154,7 @@ class Topology:
         nets = [n for n in (network(a) for a in addresses(intf)) if n is not None]
         for peer, addr in self._peers_of(device):
             if addr is None:
-                if peer == intf.name:  # BGP unnumbered on this interface
+                if fold(peer) == fold(intf.name):  # BGP unnumbered on this interface (swp51, Ethernet1)
                     return peer
                 continue
             if any(addr.version == n.version and addr in n for n in nets):
