@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar
@@ -15,14 +16,22 @@ from auditor.enums import TargetKind, Tier
 from auditor.normalize import Problem
 from collectors.base import Plan, TargetSpec
 from collectors.export import ExportedCapture, ExportedGap, read_lines, replay
-from collectors.offline.classify import CAPTURES_FORMAT, IGNORED_SUFFIXES, classify, read_head
+from collectors.normalizers.aws_cli import BY_KIND
+from collectors.offline.aws_files import detect as detect_aws
+from collectors.offline.classify import (
+    CAPTURES_FORMAT,
+    HEAD_BYTES,
+    UNKNOWN_CONFIG,
+    Classified,
+    classify,
+    platform_of_format,
+)
+from collectors.offline.gz import GZIP_MAGIC, GzipDamaged, gzip_damage, read_head
+from collectors.offline.walk import CHECK_PERMISSIONS, Found, walk
+from collectors.platforms.registry import get as get_platform
+from collectors.platforms.registry import platforms
 
 _REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
-_PLATFORM_FORMAT = {
-    "eos": "eos.running-config",
-    "nxos": "nxos.running-config",
-    "nxos_ssh": "nxos.running-config",
-}
 SOURCE_OF = {
     "eos.running-config": "show running-config",
     "nxos.running-config": "show running-config",
@@ -31,6 +40,12 @@ SOURCE_OF = {
     "aws.flowlog": "vpc flow log file",
     "opensm.partitions": "OpenSM partitions.conf",
 }
+SUPPORTED = (
+    "network device configs and show outputs, Kubernetes manifests (.yaml/.yml/.json), AWS CLI / "
+    "describe_* JSON (.json, .json.gz), VPC flow logs (text, .gz, Parquet), OpenSM partitions.conf, "
+    "exported captures (*.captures.jsonl)"
+)
+SELF_CHECKED_GZIP = frozenset({"aws.flowlog"})  # its normalizer reads the stream and names the damaged line
 
 
 class OfflineFilesCollector:
@@ -43,9 +58,10 @@ class OfflineFilesCollector:
         plan = Plan()
         groups: dict[tuple[TargetKind, str], list[tuple[Path, str, dict[str, str]]]] = defaultdict(list)
         specs: dict[tuple[TargetKind, str], TargetSpec] = {}
+        limit = config.collection.max_file_bytes
         for source in config.sources.files:
             root = config.resolve(source.path)
-            if not root.exists():
+            if not root.exists() and not root.is_symlink():
                 plan.problems.append(
                     Problem(
                         str(source.path),
@@ -54,20 +70,20 @@ class OfflineFilesCollector:
                     )
                 )
                 continue
-            for path in _walk(root):
-                try:
-                    head = read_head(path)
-                except OSError as exc:
-                    plan.problems.append(Problem(_rel(path, config), f"cannot read: {exc.strerror}"))
+            for item in walk(root, lambda p: _shown(p, config), source.ignore):
+                if isinstance(item, Problem):
+                    plan.problems.append(item)
                     continue
-                found = classify(path, head)
+                found = self._classify(item, config, limit, plan)
                 if found is None:
                     continue
-                if found.format == CAPTURES_FORMAT:
+                path = item.path
+                classified, extra = found
+                if classified.format == CAPTURES_FORMAT:
                     self._plan_exported(path, config, specs, groups, plan)
                     continue
                 spec, fmt, meta, problem = self._target_for(
-                    path, found.format, found.hostname, source, config
+                    path, classified.format, classified.hostname, source, config, classified.candidates
                 )
                 if problem is not None:
                     plan.problems.append(problem)
@@ -75,15 +91,69 @@ class OfflineFilesCollector:
                 assert spec is not None
                 key = (spec.kind, spec.name)
                 specs.setdefault(key, spec)
-                groups[key].append((path, fmt, meta))
+                groups[key].append((path, fmt, {**meta, **extra}))
         for key, spec in specs.items():
             files = [(str(p), fmt, meta, _rel(p, config)) for p, fmt, meta in groups[key]]
             plan.targets.append(
                 TargetSpec(
-                    spec.kind, spec.name, self.name, spec.platform, spec.tier, spec.role, payload=files
+                    spec.kind,
+                    spec.name,
+                    self.name,
+                    spec.platform,
+                    spec.tier,
+                    spec.role,
+                    payload=OfflinePayload(files, limit),
                 )
             )
         return plan
+
+    @staticmethod
+    def _classify(
+        item: Found, config: AuditConfig, limit: int, plan: Plan
+    ) -> tuple[Classified, dict[str, str]] | None:
+        """What one file is, with extra meta, or None with the reason added to the plan's
+        problems: too large, unreadable, a damaged gzip, or not any evidence format this auditor reads."""
+        rel = _rel(item.path, config)
+        if item.size > limit:
+            plan.problems.append(
+                Problem(
+                    rel,
+                    f"file is {item.size} bytes, over collection.max_file_bytes ({limit}): not read",
+                    hint="raise collection.max_file_bytes in the config, or split the file",
+                )
+            )
+            return None
+        try:
+            head = read_head(item.path, HEAD_BYTES)
+        except OSError as exc:
+            plan.problems.append(Problem(rel, f"cannot read: {exc.strerror or exc}", hint=CHECK_PERMISSIONS))
+            return None
+        except GzipDamaged as exc:
+            plan.problems.append(Problem(rel, f"{exc}: not read", hint="re-copy the file from its source"))
+            return None
+        aws = detect_aws(item.path, head, rel)
+        if isinstance(aws, Problem):
+            plan.problems.append(aws)
+            return None
+        if aws is not None:
+            return Classified("aws.describe"), aws.meta()
+        found = classify(item.path, head)
+        if found is None or found.format == "unknown":
+            damage = _gzip_file_damage(item.path, limit)
+            if damage is not None:  # a damaged stream, rather than an unknown format
+                plan.problems.append(
+                    Problem(rel, f"{damage}: not read", hint="re-copy the file from its source")
+                )
+                return None
+            plan.problems.append(
+                Problem(
+                    rel,
+                    f"not recognised as any evidence format: {rel}; supported formats: {SUPPORTED}",
+                    hint="remove it, list it in this source's `ignore`, or hide it (a name starting with .)",
+                )
+            )
+            return None
+        return found, {}
 
     def _target_for(
         self,
@@ -92,19 +162,26 @@ class OfflineFilesCollector:
         hostname: str | None,
         source: FileSource,
         config: AuditConfig,
+        candidates: tuple[str, ...] = (),
     ) -> tuple[TargetSpec | None, str, dict[str, str], Problem | None]:
-        if fmt.endswith(".running-config"):
+        if fmt == UNKNOWN_CONFIG or platform_of_format(fmt) is not None:
             name = hostname or path.stem
-            if source.platform is not None:
-                fmt = _PLATFORM_FORMAT[source.platform]
-            if fmt.startswith("unknown."):
+            # The hint decides only what detection cannot: a file whose content names its platform is
+            # read as that platform whatever the hint says (a hint applied to it would mis-read it).
+            if fmt == UNKNOWN_CONFIG and source.platform is not None:
+                hinted = get_platform(source.platform)
+                if (not candidates or hinted.name in candidates) and hinted.offline_format:
+                    fmt = hinted.offline_format
+            if fmt == UNKNOWN_CONFIG:
+                among = f" (it could be {' or '.join(candidates)})" if candidates else ""
                 problem = Problem(
                     _rel(path, config),
-                    f"cannot tell the platform of device {name}'s config",
-                    hint="set `platform` on this sources.files entry",
+                    f"cannot tell the platform of device {name}'s config{among}",
+                    hint="set `platform` on this sources.files entry to one of "
+                    + ", ".join(n for n, _ in platforms().items()),
                 )
                 return None, fmt, {}, problem
-            platform = fmt.split(".")[0]
+            platform = platform_of_format(fmt) or fmt.split(".")[0]
             tier = config.intent.tier_of_device(name)
             role = _role(config, tier, name)
             meta = {"device": name, "platform": platform}
@@ -161,7 +238,9 @@ class OfflineFilesCollector:
             plan.problems.append(Problem(rel, f"cannot read: {exc.strerror}"))
 
     def collect(self, target: TargetSpec) -> Iterator[RawCapture | Problem]:
-        for path_s, fmt, meta, rel in target.payload:
+        payload = target.payload
+        files, limit = (payload.files, payload.limit) if isinstance(payload, OfflinePayload) else (payload, 0)
+        for path_s, fmt, meta, rel in files:
             path = Path(path_s)
             if fmt == CAPTURES_FORMAT:
                 yield from _exported_captures(path, rel, target)
@@ -172,15 +251,50 @@ class OfflineFilesCollector:
             except OSError as exc:
                 yield Problem(rel, f"cannot read: {exc.strerror}", hint="check the file and its permissions")
                 continue
+            if limit and len(content) > limit:  # grew since it was planned
+                yield Problem(rel, f"file is {len(content)} bytes, over collection.max_file_bytes ({limit})")
+                continue
+            if limit and content.startswith(GZIP_MAGIC) and fmt not in SELF_CHECKED_GZIP:
+                damage = gzip_damage(content, limit)
+                if damage is not None:
+                    yield Problem(rel, f"{damage}: not read", hint="re-copy the file from its source")
+                    continue
             yield RawCapture(
                 target=target.name,
                 format=fmt,
-                source=f"{SOURCE_OF.get(fmt, fmt)} (offline file)",
+                source=f"{_source_of(fmt, meta)} (offline file)",
                 origin=rel,
                 collected_at=datetime.now(UTC),
                 content=content,
                 meta={**meta, "file_mtime": mtime.strftime("%Y-%m-%dT%H:%M:%SZ")},
             )
+
+
+def _gzip_file_damage(path: Path, limit: int) -> str | None:
+    try:
+        with path.open("rb") as fh:
+            if fh.read(2) != GZIP_MAGIC:
+                return None
+        return gzip_damage(path.read_bytes(), limit)
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+
+
+@dataclass(frozen=True)
+class OfflinePayload:
+    """A target's files (path, format, meta, shown path) and the size cap they are read under."""
+
+    files: list[tuple[str, str, dict[str, str], str]]
+    limit: int
+
+
+def _source_of(fmt: str, meta: dict[str, str]) -> str:
+    """What produced the file: the CLI command for the AWS CLI files that need their resource's name."""
+    cli = BY_KIND.get(meta.get("aws_file", ""))
+    if cli is not None:
+        resource = meta.get("aws_resource", "")
+        return str(cli.command.split(" >")[0].format(resource))
+    return SOURCE_OF.get(fmt, fmt)
 
 
 _PLATFORM_OF_KIND = {TargetKind.AWS: "aws", TargetKind.KUBERNETES: "kubernetes", TargetKind.FLOW_LOGS: "aws"}
@@ -204,14 +318,13 @@ def _exported_captures(path: Path, rel: str, target: TargetSpec) -> Iterator[Raw
     yield from replay(path, rel, target.kind, target.name)
 
 
-def _walk(root: Path) -> Iterator[Path]:
-    if root.is_file():
-        yield root
-        return
-    for path in sorted(root.rglob("*")):
-        hidden = any(p.startswith(".") for p in path.relative_to(root).parts)
-        if path.is_file() and not hidden and path.suffix.lower() not in IGNORED_SUFFIXES:
-            yield path
+def _shown(path: Path, config: AuditConfig) -> str:
+    """The path as the user placed it (a symbolic link by its own name, not its target's)."""
+    placed = path.parent.resolve() / path.name
+    try:
+        return str(placed.relative_to(config.base_dir.resolve()))
+    except ValueError:
+        return str(placed)
 
 
 def _rel(path: Path, config: AuditConfig) -> str:

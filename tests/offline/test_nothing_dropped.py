@@ -1,0 +1,134 @@
+"""Nothing in an evidence directory is dropped without a word: every file is read or is a named problem,
+and the run then says its evidence is incomplete (status partial, exit 3 when nothing FAILs).
+
+Tests run as root here, and root reads a chmod-000 directory anyway: the unreadable-directory case is
+checked with a non-root-only test, and the same code path (a directory that cannot be listed) is shown
+with a symbolic-link loop, a dangling link and a FIFO, which root cannot read either.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from auditor.normalize import Problem
+from collectors.offline.walk import walk
+from tests.e2e.conftest import LAB, run_cli
+
+NAMESPACES = (LAB / "evidence" / "k8s" / "namespaces.yaml").read_text()
+
+
+def _audit(root: Path, extra: str = "") -> tuple[int, dict[str, object], str]:
+    (root / "auditor.yaml").write_text(
+        "sources:\n  files:\n    - {path: evidence, cluster: c1"
+        + extra
+        + "}\nstore: sqlite:///.auditor/auditor.db\noutput: out\nreports: [json]\n"
+        + "collection: {max_file_bytes: 1000000}\n"
+    )
+    result = run_cli("audit", "-c", str(root / "auditor.yaml"), "--quiet")
+    report = json.loads((root / "out" / "run-1.json").read_text())
+    return result.returncode, report, result.stdout + result.stderr
+
+
+def _problems(report: dict[str, object]) -> list[str]:
+    return [f"{p['location']}: {p['message']}" for p in report["problems"]]  # type: ignore[attr-defined,index]
+
+
+@pytest.fixture
+def evidence(tmp_path: Path) -> Path:
+    folder = tmp_path / "evidence"
+    folder.mkdir()
+    (folder / "namespaces.yaml").write_text(NAMESPACES)
+    return folder
+
+
+def test_clean_directory_is_complete(tmp_path: Path, evidence: Path) -> None:
+    (evidence / ".gitkeep").write_text("")  # hidden: skipped by rule
+    (evidence / "README.md").write_text("# what this is\n")
+    code, report, out = _audit(tmp_path, ", ignore: [README.md]")
+    assert _problems(report) == [], out
+    assert report["run"]["status"] == "complete"  # type: ignore[index]
+    assert code == 3  # NOT_ASSESSED lateral/flow checks: this evidence has no network at all
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (
+            lambda d: (d / "notes.docx").write_bytes(b"PK\x03\x04 not evidence"),
+            "not recognised as any evidence",
+        ),
+        (lambda d: (d / "README.md").write_text("# no ignore rule\n"), "not recognised as any evidence"),
+        (lambda d: (d / "gone.yaml").symlink_to(d / "nowhere.yaml"), "dangling symbolic link"),
+        (lambda d: os.mkfifo(d / "pipe.yaml"), "not a regular file (a FIFO)"),
+        (lambda d: (d / "loop").symlink_to(d, target_is_directory=True), "symbolic link loop"),
+        (lambda d: (d / "big.yaml").write_text(NAMESPACES * 2000), "over collection.max_file_bytes"),
+        (
+            lambda d: (d / "ns.yaml.gz").write_bytes(gzip.compress(NAMESPACES.encode() * 50)[:300]),
+            "gzip stream is truncated",
+        ),
+        (lambda d: (d / "bad.json.gz").write_bytes(b"\x1f\x8b\x08\x00garbage"), "gzip stream is"),
+    ],
+    ids=[
+        "unrecognised",
+        "readme",
+        "dangling-link",
+        "fifo",
+        "link-loop",
+        "too-large",
+        "truncated-gz",
+        "corrupt-gz",
+    ],
+)
+def test_each_unreadable_entry_is_a_named_problem_and_exit_3(
+    tmp_path: Path, evidence: Path, make: object, words: str
+) -> None:
+    make(evidence)  # type: ignore[operator]
+    code, report, out = _audit(tmp_path)
+    problems = _problems(report)
+    assert any(p.startswith("evidence/") and words in p for p in problems), (problems, out)
+    assert not any("nowhere" in p for p in problems)  # a link is named by its own name
+    assert report["run"]["status"] == "partial"  # type: ignore[index]
+    assert code == 3
+    assert words.split(maxsplit=1)[0] in out  # the console names it too
+
+
+def test_unrecognised_file_names_path_and_supported_formats(tmp_path: Path, evidence: Path) -> None:
+    (evidence / "sub").mkdir()
+    (evidence / "sub" / "inventory.xlsx").write_bytes(b"\x00\x01binary")
+    _, report, _ = _audit(tmp_path)
+    (problem,) = [p for p in _problems(report) if "inventory" in p]
+    assert problem.startswith(
+        "evidence/sub/inventory.xlsx: not recognised as any evidence format: evidence/sub/inventory.xlsx; "
+        "supported formats: "
+    )
+    assert "AWS CLI" in problem and "flow logs" in problem
+
+
+def test_truncated_flow_log_gz_is_a_problem(tmp_path: Path) -> None:
+    folder = tmp_path / "evidence"
+    folder.mkdir()
+    source = next((LAB / "evidence" / "flowlogs").glob("*.log.gz"))
+    whole = gzip.decompress(source.read_bytes())
+    (folder / source.name).write_bytes(gzip.compress(whole * 40)[:-200])  # cut inside the stream
+    code, report, out = _audit(tmp_path)
+    assert any("truncated" in p for p in _problems(report)), (_problems(report), out)
+    assert report["run"]["status"] == "partial"  # type: ignore[index]
+    assert code == 3
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a chmod-000 directory: nothing to observe")
+def test_unreadable_directory_is_a_problem(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "a.yaml").write_text(NAMESPACES)
+    locked.chmod(0)
+    try:
+        found = list(walk(tmp_path, str, []))
+    finally:
+        locked.chmod(0o755)
+    assert any(isinstance(f, Problem) and "cannot list directory" in f.message for f in found)
