@@ -125,6 +125,16 @@ def _verify_seal(
         sealed = _check_record(record, result, pubkey)
         if sealed is None:
             return
+        if sealed["run"].get("id") != run_id:
+            result.mismatches.append(
+                Mismatch(
+                    "seal",
+                    f"the seal record of run {run_id} holds the seal of run {sealed['run'].get('id')!r}",
+                    table="seals",
+                    row=str(run_id),
+                    field="run_id",
+                )
+            )
         sealed_head = str(sealed["run"].get("chain_head"))
         if head is not None and head != sealed_head:
             result.mismatches.append(
