@@ -7,7 +7,9 @@ For every backend VRF (see checks/tier3/_common.py):
   VRF on every leaf, `route-target both` on itself) are not leaks here; between tenants they are
   T3-TENANT-ISOLATION's to judge;
 - no inter-VRF leak statement (EOS `router general` leaks and `egress-vrf` routes, NX-OS
-  `import/export vrf`), recorded by the normalizers on both VRFs they join;
+  `import/export vrf`), recorded by the normalizers on both VRFs they join, that joins the VRF to a
+  non-backend VRF (checks/tier3/_leaks.py reads which VRFs a statement names; one between backend VRFs
+  is T3-TENANT-ISOLATION's when it crosses tenants, and one naming no VRF counts as a leak);
 - no BGP neighbour whose address lies outside the backend CIDRs (unnumbered and peer-group peers have
   no address to judge and are not reported). A neighbour in frontend, OOB or public space is a foreign
   prefix in the VRF: T3-VRF-NO-FOREIGN-PREFIXES reports it, once; this check reports the others (a
@@ -28,6 +30,7 @@ from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import inside
 from checks.route_targets import RouteTargetGraph, VrfNode, describe, rt_values
 from checks.tier3._common import Backend, backend_devices, device_targets, unique
+from checks.tier3._leaks import leak_vrfs
 from checks.tier3.vrf_no_foreign_prefixes import ForeignSpace
 
 NEEDS = frozenset({FactKind.VRF, FactKind.BGP_NEIGHBOR})
@@ -96,7 +99,8 @@ class BackendNoRouteLeak(Check):
             bad += [(text, v) for text in describe(node, flows)]
             bad += [("", f) for f in evidence[:10]]  # the other ends, cited (a few)
             for leak in v.record.leaks:
-                bad.append((f"leak: {leak}", v))
+                if not _within_backend(backend, v, leak, tiers[v.target]):
+                    bad.append((f"leak: {leak}", v))
             for n in peers[(v.target, v.record.name)]:
                 if _outside(n.record.peer, nets) and not foreign.peer(n.record.peer):
                     bad.append(
@@ -118,6 +122,18 @@ class BackendNoRouteLeak(Check):
                     f"{len(peers[(v.target, v.record.name)])} BGP neighbour(s) in backend space"
                 )
                 yield self.passed(v.record.subject(), expected, found, v, target=v.target)
+
+
+def _within_backend(backend: Backend, vrf: StoredFact[Vrf], leak: str, tier: Tier | None) -> bool:
+    """A leak statement whose other VRFs are all backend VRFs keeps routes inside the backend (between
+    tenants it is T3-TENANT-ISOLATION's); one that names no other VRF (a route back into its own VRF)
+    leaks nothing. A statement that names no VRF at all is a leak to somewhere unknown."""
+    named = leak_vrfs(leak)
+    if not named:
+        return False
+    own = backend.canonical(vrf.target, vrf.record.name)
+    others = [n for n in named if backend.canonical(vrf.target, n) != own]
+    return all(backend.is_backend_vrf(vrf.target, n, tier) for n in others)
 
 
 def _outside(peer: str, nets: list[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> bool:

@@ -6,7 +6,8 @@ has its own L3 VNI (a VNI two tenant VRFs share merges their routes), and no rou
 to another tenant's VRF, read from the fabric-wide route-target graph (checks/route_targets.py): it
 imports no RT another tenant's VRF exports and exports none another tenant's VRF imports. A VRF's
 tenant is the port manifest's tenant for it, else the VRF itself, so RTs shared between two VRFs of one
-tenant (a shared-services design inside the tenant) are not a leak. On a device that runs VXLAN (it has
+tenant (a shared-services design inside the tenant) are not a leak. An inter-VRF leak statement
+(checks/tier3/_leaks.py) that joins it to another tenant's VRF is one. On a device that runs VXLAN (it has
 VNI facts), a tenant VRF without an L3 VNI is reported too: its routes do not travel in their own VNI.
 
 Ports (when the port manifest gives tenants): see checks/tier3/_tenant_ports.py.
@@ -26,12 +27,14 @@ import functools
 from collections import defaultdict
 from collections.abc import Iterable
 
+from auditor.config.segmentation import vrf_tenants
 from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import FactRecord, IbPartition, Vrf, VxlanVni
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.route_targets import Flow, RouteTargetGraph, VrfNode, bounded
 from checks.tier3._common import Backend, backend_devices, unique
+from checks.tier3._leaks import leak_vrfs
 from checks.tier3._tenant_ports import NEEDS as PORT_NEEDS
 from checks.tier3._tenant_ports import tenant_port_findings
 from checks.tier3.no_route_leak import route_targets
@@ -121,6 +124,16 @@ class BackendTenantIsolation(Check):
                 own = graph.node(v)
                 flows += graph.leaks(own, functools.partial(_other_tenant, own))
             problems += _flow_texts(name, flows)
+            leaks: dict[tuple[str, str], list[str]] = defaultdict(list)
+            for v in vrfs[name]:
+                for leak in v.record.leaks:
+                    crossed = _tenants_joined(backend, v, leak, tenants, name)
+                    if crossed:
+                        leaks[(crossed, leak)].append(v.target)
+            for (crossed, leak), on in sorted(leaks.items())[:5]:
+                problems.append(f"leak to {crossed} ({leak}) on {bounded(on, 'device(s)')}")
+            if len(leaks) > 5:
+                problems.append(f"and {len(leaks) - 5} more leak statement(s) to other tenants")
             evidence += [f.source.fact if f.sink.vrf == name else f.sink.fact for f in flows][:10]
             mapped = {f.target for facts in vnis[name].values() for f in facts}
             without = sorted(
@@ -185,6 +198,24 @@ class BackendTenantIsolation(Check):
             else:
                 found = f"{len(rec.members)} member(s), none crossing tenants"
                 yield self.passed(rec.subject(), expected, found, p, target=p.target)
+
+
+def _tenants_joined(
+    backend: Backend, vrf: StoredFact[Vrf], leak: str, tenants: set[str], own: str
+) -> str | None:
+    """The other tenants' VRFs a leak statement of `vrf` names (VRFs of one tenant may leak)."""
+    tenant_of = vrf_tenants(backend.names.intent)
+    mine = tenant_of.get(own, own)
+    others = sorted(
+        {
+            canonical
+            for n in leak_vrfs(leak)
+            if (canonical := backend.canonical(vrf.target, n)) in tenants
+            and canonical != own
+            and tenant_of.get(canonical, canonical) != mine
+        }
+    )
+    return ", ".join(f"vrf {o}" for o in others) or None
 
 
 def _other_tenant(own: VrfNode, other: VrfNode) -> bool:

@@ -11,6 +11,7 @@ from auditor.store.reader import StoredFact
 from checks.base import CheckContext, FactView, TargetView
 from checks.route_targets import RouteTargetGraph, describe
 from checks.tier1.mgmt_plane_in_oob_vrf import MgmtPlaneInOobVrf
+from checks.tier3._leaks import leak_vrfs
 from checks.vrf_names import VrfNames
 
 TIERS = {
@@ -85,3 +86,16 @@ def test_stored_fact_shape() -> None:
     ctx = _ctx({}, {"a": ("eos", Tier.BACKEND)}, [Vrf(device="a", name="RDMA-A")])
     vrfs: list[StoredFact[Vrf]] = ctx.facts.of(Vrf)
     assert [v.target for v in vrfs] == ["a"]
+
+
+def test_leak_statements_name_their_vrfs() -> None:
+    assert leak_vrfs("router general / vrf RDMA-B / leak routes source-vrf FRONTEND subscribe-policy A") == {
+        "RDMA-B",
+        "FRONTEND",
+    }
+    assert leak_vrfs("vrf context RDMA-A / address-family ipv4 unicast / import vrf default map RM") == {
+        "RDMA-A",
+        "default",
+    }
+    assert leak_vrfs("ip route vrf A 10.0.0.0/8 10.1.1.1 nexthop-vrf B") == {"A", "B"}
+    assert leak_vrfs("ip route vrf A 10.0.0.0/8 egress-vrf A 10.1.1.1") == {"A"}  # back into itself
