@@ -12,6 +12,7 @@ import gzip
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ from tests.e2e.conftest import LAB, run_cli
 NAMESPACES = (LAB / "evidence" / "k8s" / "namespaces.yaml").read_text()
 
 
-def _audit(root: Path, extra: str = "") -> tuple[int, dict[str, object], str]:
+def _audit(root: Path, extra: str = "") -> tuple[int, dict[str, Any], str]:
     (root / "auditor.yaml").write_text(
         "sources:\n  files:\n    - {path: evidence, cluster: c1"
         + extra
@@ -34,8 +35,8 @@ def _audit(root: Path, extra: str = "") -> tuple[int, dict[str, object], str]:
     return result.returncode, report, result.stdout + result.stderr
 
 
-def _problems(report: dict[str, object]) -> list[str]:
-    return [f"{p['location']}: {p['message']}" for p in report["problems"]]  # type: ignore[attr-defined,index]
+def _problems(report: dict[str, Any]) -> list[str]:
+    return [f"{p['location']}: {p['message']}" for p in report["problems"]]
 
 
 @pytest.fixture
@@ -51,7 +52,7 @@ def test_clean_directory_is_complete(tmp_path: Path, evidence: Path) -> None:
     (evidence / "README.md").write_text("# what this is\n")
     code, report, out = _audit(tmp_path, ", ignore: [README.md]")
     assert _problems(report) == [], out
-    assert report["run"]["status"] == "complete"  # type: ignore[index]
+    assert report["run"]["status"] == "complete"
     assert code == 3  # NOT_ASSESSED lateral/flow checks: this evidence has no network at all
 
 
@@ -92,7 +93,7 @@ def test_each_unreadable_entry_is_a_named_problem_and_exit_3(
     problems = _problems(report)
     assert any(p.startswith("evidence/") and words in p for p in problems), (problems, out)
     assert not any("nowhere" in p for p in problems)  # a link is named by its own name
-    assert report["run"]["status"] == "partial"  # type: ignore[index]
+    assert report["run"]["status"] == "partial"
     assert code == 3
     assert words.split(maxsplit=1)[0] in out  # the console names it too
 
@@ -117,7 +118,7 @@ def test_truncated_flow_log_gz_is_a_problem(tmp_path: Path) -> None:
     (folder / source.name).write_bytes(gzip.compress(whole * 40)[:-200])  # cut inside the stream
     code, report, out = _audit(tmp_path)
     assert any("truncated" in p for p in _problems(report)), (_problems(report), out)
-    assert report["run"]["status"] == "partial"  # type: ignore[index]
+    assert report["run"]["status"] == "partial"
     assert code == 3
 
 
