@@ -5,7 +5,8 @@ Three places are read, each where its evidence exists:
   (`intent.tiers.frontend.vrfs`, device spellings made canonical: checks/vrf_names.py) inside a
   backend or OOB CIDR; and route-target leaks, read from the fabric-wide route-target graph
   (checks/route_targets.py): a frontend VRF that imports an RT a backend or OOB VRF exports (the same
-  leak T3-NO-ROUTE-LEAK reports from the backend side), named with a count and the first few VRFs;
+  leak T3-NO-ROUTE-LEAK reports from the backend side), named with a count and the first few VRFs, and
+  leak statements that hand a backend or OOB VRF's routes to a frontend VRF;
 - AWS: route tables of the frontend VPCs (`frontend.aws.vpc_tags`) with an active route inside one;
 - Kubernetes: egress allow rules of tenant namespaces that let their pods reach backend or OOB
   addresses, as the one policy engine (checks/k8s) evaluates them (an address block overlapping them
@@ -34,6 +35,7 @@ from checks.route_targets import describe as describe_flows
 from checks.tier2._aws_scope import tags_match
 from checks.tier2._k8s_scope import NEEDS as K8S_NEEDS
 from checks.tier2._k8s_scope import PolicyOffenses, tenant_clusters
+from checks.tier3._leaks import leak_receiver, leak_vrfs
 from checks.vrf_names import VrfNames
 
 DEVICE_NEEDS = frozenset({FactKind.ROUTE, FactKind.INTERFACE, FactKind.VRF})
@@ -144,8 +146,10 @@ class FrontendNotToBackend(Check):
             if v.target in names and canonical(v.target, v.record.name) in vrfs:
                 node = graph.node(v)
                 flows = graph.inbound(node, _protected)
-                if flows:
-                    text = "; ".join(describe_flows(node, flows))
+                texts = describe_flows(node, flows)
+                texts += _leaks_in(ctx, v)
+                if texts:
+                    text = "; ".join(texts)
                     bad[v.target].append((v.record.subject(), f"{text}: their routes reach the frontend", v))
         devices = {d.target: d for d in ctx.facts.of(Device)}
         for name in sorted(names):
@@ -228,6 +232,23 @@ class FrontendNotToBackend(Check):
                 yield self.passed(
                     f"{cluster.target}: tenant egress policies", expected, found, target=cluster.target
                 )
+
+
+def _leaks_in(ctx: CheckContext, vrf: StoredFact[Vrf]) -> list[str]:
+    """Leak statements handing a backend or OOB VRF's routes to this frontend VRF (tier3/_leaks.py)."""
+    names = VrfNames.of(ctx)
+    target = ctx.target(vrf.target)
+    tier = target.tier if target else None
+    own = names.canonical(vrf.target, vrf.record.name)
+    out = []
+    for leak in vrf.record.leaks:
+        receiver = leak_receiver(leak)
+        if receiver is None or names.canonical(vrf.target, receiver) != own:
+            continue
+        sources = [n for n in leak_vrfs(leak) if names.tier(vrf.target, n, tier) in (Tier.BACKEND, Tier.OOB)]
+        if sources:
+            out.append(f"leak from vrf {', '.join(sorted(sources))}: {leak}")
+    return out
 
 
 def _protected(node: VrfNode) -> bool:
