@@ -17,7 +17,7 @@ from auditor.errors import ReadOnlyViolation
 from collectors.aws.guard import allowed_operations
 from collectors.aws.permissions import declared_calls, declared_operations, required_actions
 from collectors.aws.session import open_session
-from tests.aws_live.scenario import REGION, Estate
+from tests.aws_live.scenario import REGION
 
 
 def _every_operation() -> list[tuple[str, Any]]:
@@ -92,7 +92,7 @@ def test_operations_and_actions_come_from_one_list() -> None:
     ],
 )
 def test_refused_call_never_reaches_moto(
-    estate: Estate, moto_endpoint: str, service: str, method: str, params: dict[str, Any]
+    aws_env: None, moto_endpoint: str, service: str, method: str, params: dict[str, Any]
 ) -> None:
     session = open_session(AwsSource(regions=[REGION], endpoint_url=moto_endpoint))
     sent: list[str] = []
