@@ -12,11 +12,11 @@ import pytest
 from typer.testing import CliRunner
 
 from auditor.cli.app import app, load_commands
-from auditor.config.models import AwsSource
+from auditor.config.models import AwsSource, CollectionSettings
 from auditor.errors import ReadOnlyViolation
 from collectors.aws.guard import allowed_operations
 from collectors.aws.permissions import declared_calls, declared_operations, required_actions
-from collectors.aws.session import open_session
+from collectors.aws.session import Clients, client_config, open_session
 from tests.aws_live.scenario import REGION
 
 
@@ -116,3 +116,13 @@ def test_assume_role_is_admitted_on_the_bootstrap_client_only(aws_env: None, mot
     sts = session.client("sts", region_name=REGION, endpoint_url=moto_endpoint)
     with pytest.raises(ReadOnlyViolation, match="sts:AssumeRole"):
         sts.assume_role(RoleArn="arn:aws:iam::123456789012:role/x", RoleSessionName="s")
+
+
+def test_clients_guard_a_session_made_elsewhere(aws_env: None, moto_endpoint: str) -> None:
+    """A session handed in by a factory (tests, an embedding program) is guarded as soon as the collector
+    makes clients from it."""
+    clients = Clients(boto3.Session(), REGION, moto_endpoint, client_config(CollectionSettings()))
+    with pytest.raises(ReadOnlyViolation, match="refused ec2:CreateVpc"):
+        clients("ec2").create_vpc(CidrBlock="10.98.0.0/16")
+    plain = boto3.client("ec2", region_name=REGION, endpoint_url=moto_endpoint)
+    assert not any(v["CidrBlock"] == "10.98.0.0/16" for v in plain.describe_vpcs()["Vpcs"])
