@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from auditor.enums import FactKind
-from auditor.facts import AwsSubnet, AwsVpc
+from auditor.facts import AwsNetworkInterface, AwsSubnet, AwsVpc
 from auditor.store.reader import StoredFact
 from checks.address_space import AddressSpace, address_space
 from checks.base import Check, CheckContext, Finding
@@ -85,7 +85,7 @@ class Internet:
     """What counts as "the internet" for a security group or NACL rule: 0.0.0.0/0 and ::/0, and any CIDR
     holding public space as the intent defines it (checks/address_space: declared `external` ranges
     included), except the address space of the VPCs in the evidence (a VPC's own public IPv6 or BYOIP
-    block is cloud-internal, not the internet)."""
+    block is cloud-internal, not the internet) and the public addresses of its ENIs (Elastic IPs)."""
 
     space: AddressSpace
     cloud: tuple[Network, ...]
@@ -111,6 +111,8 @@ def internet(ctx: CheckContext) -> Internet:
             for c in [*v.record.cidrs, *v.record.ipv6_cidrs]
             if (n := network(c))
         }
+        # the evidence's own public addresses (an ENI's Elastic IP, e.g. a NAT gateway's) are not strangers
+        nets |= {n for e in ctx.facts.of(AwsNetworkInterface) if (n := network(e.record.public_ip or ""))}
         return Internet(address_space(ctx), tuple(sorted(nets, key=str)))
 
     return ctx.derived("aws-internet", build)
