@@ -10,17 +10,20 @@ pods use both; the peers of a rule add the pods its selectors name (`peer_repres
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from auditor.facts import K8sNamespace, K8sNetworkPolicy, K8sPod, K8sService
 from auditor.store.reader import StoredFact
 from checks.k8s.compile import ClusterPolicies, compile_policies
 from checks.k8s.engine import PolicyEngine
+from checks.k8s.ir import PeerKind
 from checks.k8s.workloads import NAMESPACE_NAME_LABEL, NamedPort, Workload, freeze
 from checks.lateral.addresses import IPSet
 
 Subject = tuple[Workload, str, tuple[object, ...]]  # (pod class, how it was chosen, facts)
+T = TypeVar("T")
 
 
 def pod_workload(rec: K8sPod, ref: object = None) -> Workload:
@@ -48,6 +51,12 @@ class ClusterModel:
     engine: PolicyEngine
     pods: dict[str, list[StoredFact[K8sPod]]] | None  # None: pods are not in the evidence
     services: list[StoredFact[K8sService]] = field(default_factory=list)
+    _memo: dict[tuple[str, str], list[object]] = field(default_factory=dict, repr=False)
+
+    def cached(self, key: tuple[str, str], build: Callable[[], list[T]]) -> list[T]:
+        if key not in self._memo:
+            self._memo[key] = list(build())
+        return self._memo[key]  # type: ignore[return-value]
 
     @classmethod
     def build(
@@ -69,7 +78,7 @@ class ClusterModel:
                 by_ns[pod.record.namespace].append(pod)
         return cls(name, labels, compiled, PolicyEngine(labels, compiled), by_ns, list(services))
 
-    def actual(self, namespace: str) -> list[Subject]:
+    def _actual(self, namespace: str) -> list[Subject]:
         """One workload per pod class of the namespace (running or pending pods)."""
         seen: dict[object, Subject] = {}
         for pod in (self.pods or {}).get(namespace, []):
@@ -79,7 +88,7 @@ class ClusterModel:
             seen.setdefault(w.class_key(), (w, f"pod {pod.record.name}", (pod,)))
         return list(seen.values())
 
-    def representatives(self, namespace: str) -> list[Subject]:
+    def _representatives(self, namespace: str) -> list[Subject]:
         """Pods that may be scheduled: one without labels, one per selector of a policy that may apply."""
         out: dict[object, Subject] = {}
         base = Workload(namespace, "any-pod", "Pod")
@@ -92,7 +101,7 @@ class ClusterModel:
                 out.setdefault(w.class_key(), (w, f"a pod with {_describe(labels)}", ()))
         return list(out.values())
 
-    def peer_representatives(self, namespace: str) -> list[Workload]:
+    def _peer_representatives(self, namespace: str) -> list[Workload]:
         """Pods of the namespace that rule peers name: a minimal pod per pod selector of a peer."""
         out: dict[object, Workload] = {}
         for policy in self.compiled.all():
@@ -105,20 +114,59 @@ class ClusterModel:
                         out.setdefault(w.class_key(), w)
         return list(out.values())
 
-    def subjects(self, namespace: str) -> list[Subject]:
-        """The pods checks judge: every actual pod class and every representative."""
-        out = {s[0].class_key(): s for s in self.actual(namespace)}
-        for s in self.representatives(namespace):
-            out.setdefault(s[0].class_key(), s)
+    def _subjects(self, namespace: str) -> list[Subject]:
+        """The pods checks judge: every actual pod class and every representative. Pods that differ only
+        in their addresses are one class unless some rule matches pods by address (Calico nets, ANP
+        networks)."""
+        by_address = self._address_sensitive()
+        out: dict[object, Subject] = {}
+        for s in [*self.actual(namespace), *self.representatives(namespace)]:
+            w = s[0]
+            key = w.class_key() if by_address else (w.namespace, w.labels, w.ports, w.service_account)
+            out.setdefault(key, s)
         return list(out.values())
+
+    def _address_sensitive(self) -> bool:
+        def build() -> list[bool]:
+            for policy in self.compiled.all():
+                for rule in (*policy.ingress, *policy.egress):
+                    if rule.local is not None:
+                        return [True]
+                    for peer in rule.peers or ():
+                        if peer.selects_pods or peer.not_block or (peer.kind == PeerKind.PODS and peer.block):
+                            return [True]
+            return [bool(self.compiled.profiles)]
+
+        return self.cached(("address-sensitive", ""), build)[0]
 
     def lateral_subjects(self, namespace: str) -> list[Subject]:
         """The lateral model's sources: the actual pods when in the evidence, else representatives."""
         return self.actual(namespace) if self.pods is not None else self.representatives(namespace)
 
-    def everyone(self, namespace: str) -> list[Workload]:
+    def _everyone(self, namespace: str) -> list[Workload]:
         """Pods that may be in the namespace, as peers: subjects and what rule peers name."""
         out = {s[0].class_key(): s[0] for s in self.subjects(namespace)}
         for w in self.peer_representatives(namespace):
             out.setdefault(w.class_key(), w)
         return list(out.values())
+
+    def all_pods(self) -> list[Workload]:
+        """Every pod (actual and representative) of every namespace, as peers."""
+        return self.cached(("all-pods", ""), lambda: [w for n in self.namespaces for w in self.everyone(n)])
+
+    # --- memoized views (checks ask them per namespace, many times) ---------------------------
+
+    def actual(self, namespace: str) -> list[Subject]:
+        return self.cached(("actual", namespace), lambda: self._actual(namespace))
+
+    def representatives(self, namespace: str) -> list[Subject]:
+        return self.cached(("representatives", namespace), lambda: self._representatives(namespace))
+
+    def peer_representatives(self, namespace: str) -> list[Workload]:
+        return self.cached(("peer_representatives", namespace), lambda: self._peer_representatives(namespace))
+
+    def subjects(self, namespace: str) -> list[Subject]:
+        return self.cached(("subjects", namespace), lambda: self._subjects(namespace))
+
+    def everyone(self, namespace: str) -> list[Workload]:
+        return self.cached(("everyone", namespace), lambda: self._everyone(namespace))

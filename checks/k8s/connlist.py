@@ -62,7 +62,7 @@ def ip_atoms(blocks: Iterable[IPSet]) -> list[IPSet]:
     return [IPSet(IntervalSet.of((a, b - 1))) for a, b in itertools.pairwise(points)]
 
 
-def _peer_blocks(peer: Peer) -> list[IPSet]:
+def peer_blocks(peer: Peer) -> list[IPSet]:
     out = []
     if peer.kind in (PeerKind.ADDRESSES, PeerKind.PODS, PeerKind.SERVICE) and peer.block:
         out.append(peer.block)
@@ -80,7 +80,7 @@ def external_blocks(compiled: ClusterPolicies) -> tuple[list[IPSet], list[IPSet]
         rules += [r for prof in compiled.profiles.values() for r in prof.rules(direction)]
         for rule in rules:
             for peer in rule.peers or ():
-                found[direction].extend(_peer_blocks(peer))
+                found[direction].extend(peer_blocks(peer))
     return found["Ingress"], found["Egress"]
 
 

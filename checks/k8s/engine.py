@@ -51,6 +51,20 @@ class PolicyEngine:
         self.compiled = compiled
         self._cache: dict[tuple[object, object, bool], Verdict] = {}
         self._tiers = sorted(compiled.tiers, key=lambda t: (compiled.tiers[t], t))
+        # namespaced policies select pods of their own namespace only: index them by it
+        self._by_namespace: dict[str | None, list[Policy]] = {}
+        for policy in compiled.netpols:
+            self._by_namespace.setdefault(policy.namespace, []).append(policy)
+
+    def selecting(self, pod: Workload) -> list[Policy]:
+        """Every policy of any layer that selects the pod."""
+        ns = self.namespace_labels
+        layers = (self.compiled.admins, self._netpols(pod), self.compiled.baselines)
+        return [p for layer in layers for p in layer if p.applies(pod, ns)]
+
+    def _netpols(self, pod: Workload) -> list[Policy]:
+        """The NetworkPolicy-layer policies that may select the pod, in their compiled order."""
+        return [*self._by_namespace.get(pod.namespace, ()), *self._by_namespace.get(None, ())]
 
     def namespace_labels(self, namespace: str) -> Mapping[str, str]:
         return self._namespaces.get(namespace) or {NAMESPACE_NAME_LABEL: namespace}
@@ -67,7 +81,7 @@ class PolicyEngine:
     def isolating(self, pod: Workload, direction: Direction) -> list[Policy]:
         """The NetworkPolicy-layer policies that select this pod for the direction."""
         ns = self.namespace_labels
-        return [p for p in self.compiled.netpols if direction in p.isolates and p.applies(pod, ns)]
+        return [p for p in self._netpols(pod) if direction in p.isolates and p.applies(pod, ns)]
 
     # --- one direction ---------------------------------------------------------------------------
 
@@ -129,7 +143,7 @@ class PolicyEngine:
         permitted, denied = ConnSet(), ConnSet()
         isolated = False
         found: list[tuple[Policy | None, Rule]] = []
-        for policy in self.compiled.netpols:
+        for policy in self._netpols(subject):
             if not policy.applies(subject, ns):
                 continue
             isolated = isolated or d in policy.isolates
@@ -165,7 +179,7 @@ class PolicyEngine:
             policies = sorted(
                 (
                     p
-                    for p in self.compiled.netpols
+                    for p in self._netpols(subject)
                     if p.tier == tier and d in p.isolates and p.applies(subject, ns)
                 ),
                 key=lambda p: (p.order, p.label),

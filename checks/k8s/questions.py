@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from checks.k8s.compile import ClusterPolicies
-from checks.k8s.connlist import describe, ip_atoms
+from checks.k8s.connlist import describe, ip_atoms, peer_blocks
 from checks.k8s.engine import Because, PolicyEngine
 from checks.k8s.ir import GENERIC, Action, Direction, Policy
 from checks.k8s.workloads import Workload
@@ -101,14 +101,34 @@ class Reached:
     conns: ConnSet = field(default_factory=ConnSet)
 
 
+def egress_atoms(engine: PolicyEngine, pod: Workload, extra: Iterable[IPSet] = ()) -> list[IPSet]:
+    """The address atoms that matter for one pod's egress: cut by the blocks of the rules of the
+    policies (and Calico profiles) that select it, and by `extra`; the verdict is the same across an
+    atom, so one question per atom answers for all its addresses."""
+    blocks = [
+        b
+        for p in engine.selecting(pod)
+        for r in p.egress
+        for peer in r.peers or ()
+        for b in peer_blocks(peer)
+    ]
+    for prof in engine.compiled.profiles.values():
+        blocks += [b for r in prof.egress for peer in r.peers or () for b in peer_blocks(peer)]
+    return address_atoms([*blocks, *extra])
+
+
 def explicit_egress(
-    engine: PolicyEngine, pods: Iterable[Workload], atoms: Sequence[IPSet]
+    engine: PolicyEngine,
+    pods: Iterable[Workload],
+    atoms: Sequence[IPSet] | None = None,
+    extra: Sequence[IPSet] = (),
 ) -> dict[tuple[str, str], Reached]:
     """Per allow rule (policy label, rule place): the atoms these pods may reach because of it, and on
-    which connections; egress allowed only because nothing isolates a pod is left out."""
+    which connections; egress allowed only because nothing isolates a pod is left out. Without `atoms`,
+    each pod's own (egress_atoms, cut by `extra` too)."""
     out: dict[tuple[str, str], Reached] = {}
     for pod in pods:
-        for atom in atoms:
+        for atom in atoms if atoms is not None else egress_atoms(engine, pod, extra):
             verdict = engine.direction(pod, atom, ingress=False)
             conns = verdict.explicit.transport_only().union(
                 ConnSet(other=verdict.conns.other and not verdict.default.other)

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 
 from auditor.config.models import FrontendTier
 from checks.k8s.cluster_dns import ClusterDns
-from checks.k8s.connlist import external_blocks
 from checks.k8s.ir import Action, Peer, PeerKind, Policy, Rule
-from checks.k8s.questions import Reached, address_atoms, explicit_egress
+from checks.k8s.questions import Reached, explicit_egress
 from checks.lateral.addresses import IPSet
 from checks.lateral.conns import ConnSet
 from checks.tier2._k8s_scope import Cluster
@@ -85,33 +84,28 @@ class Destinations:
 
 def service_addresses(cluster: Cluster) -> IPSet:
     """Cluster IPs of the cluster's Services: in-cluster destinations, never "the internet"."""
-    ips = [
-        s.record.cluster_ip for s in cluster.model.services if s.record.cluster_ip not in (None, "", "None")
-    ]
-    return IPSet.parse(*ips) if ips else IPSet()
+
+    def build() -> list[IPSet]:
+        ips = [s.record.cluster_ip for s in cluster.model.services if s.record.cluster_ip]
+        return [IPSet.parse(*[ip for ip in ips if ip and ip != "None"])]
+
+    return cluster.model.cached(("service-ips", ""), build)[0]
 
 
 def tenant_egress(cluster: Cluster, namespace: str, allowed: Destinations) -> dict[tuple[str, str], Reached]:
     """What explicit egress rules let the namespace's pods reach, per rule, outside the Services."""
-    _, blocks = external_blocks(cluster.model.compiled)
     in_cluster = service_addresses(cluster)
-    atoms = [
-        a
-        for a in address_atoms([*blocks, *allowed.blocks(), in_cluster])
-        if not a.issubset(in_cluster) or not in_cluster
-    ]
     pods = [w for w, _, _ in cluster.model.subjects(namespace)]
-    return explicit_egress(cluster.model.engine, pods, atoms)
+    reached = explicit_egress(cluster.model.engine, pods, extra=allowed.blocks())
+    for item in reached.values():
+        item.addresses = item.addresses.subtract(in_cluster)  # Services are in-cluster peers
+    return {k: v for k, v in reached.items() if v.addresses}
 
 
 def named_egress(cluster: Cluster, namespace: str) -> list[tuple[Policy, Rule, Peer]]:
     """Egress allow rules, of policies selecting the namespace's pods, to names or unknown addresses."""
-    ns = cluster.model.engine.namespace_labels
-    pods = [w for w, _, _ in cluster.model.subjects(namespace)]
     out = []
-    for policy in cluster.model.compiled.all():
-        if not any(policy.applies(w, ns) for w in pods):
-            continue
+    for policy in cluster.selecting(namespace):
         for rule in policy.egress:
             if rule.action == Action.ALLOW:
                 out += [(policy, rule, p) for p in rule.peers or () if p.kind in NAMED_KINDS]

@@ -41,9 +41,11 @@ class Cluster:
 
     def selecting(self, namespace: str) -> list[Policy]:
         """The policies that select some pod the checks judge in this namespace."""
-        ns = self.model.engine.namespace_labels
-        subjects = [w for w, _, _ in self.model.subjects(namespace)]
-        return [p for p in self.model.compiled.all() if any(p.applies(w, ns) for w in subjects)]
+        found: dict[int, Policy] = {}
+        for w, _, _ in self.model.subjects(namespace):
+            for p in self.model.engine.selecting(w):
+                found.setdefault(id(p), p)
+        return list(found.values())
 
 
 def tenant_clusters(check: Check, ctx: CheckContext) -> tuple[list[Cluster], list[Finding]]:

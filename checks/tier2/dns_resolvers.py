@@ -133,14 +133,9 @@ class DnsApprovedResolvers(Check):
     @staticmethod
     def _pod_resolvers(cluster: Cluster, namespace: str, dns: ClusterDns) -> list[tuple[Policy, str]]:
         """Rules that name a DNS port towards pods other than the cluster DNS's."""
-        engine = cluster.model.engine
-        ns_labels = engine.namespace_labels
-        subjects = [w for w, _, _ in cluster.model.subjects(namespace)]
-        candidates = [w for name in cluster.model.namespaces for w in cluster.model.everyone(name)]
+        ns_labels = cluster.model.engine.namespace_labels
         out: list[tuple[Policy, str]] = []
-        for policy in cluster.model.compiled.all():
-            if not any(policy.applies(w, ns_labels) for w in subjects):
-                continue
+        for policy in cluster.selecting(namespace):
             for rule in policy.egress:
                 if rule.action != Action.ALLOW or not _names_dns(rule.ports):
                     continue
@@ -150,7 +145,7 @@ class DnsApprovedResolvers(Check):
                     strays = sorted(
                         {
                             w.namespace
-                            for w in candidates
+                            for w in cluster.model.all_pods()
                             if not dns.is_dns_pod(w) and peer.matches(w, ns_labels)
                         }
                     )

@@ -117,10 +117,7 @@ class NoCrossTenant(Check):
     @staticmethod
     def _may_leave(cluster: Cluster, pod: Workload) -> bool:
         """Does some allow rule of a policy selecting the pod name peers outside its namespace?"""
-        ns = cluster.model.engine.namespace_labels
-        for policy in cluster.model.compiled.all():
-            if not policy.applies(pod, ns):
-                continue
+        for policy in cluster.model.engine.selecting(pod):
             for direction in ("Ingress", "Egress"):
                 for rule in policy.rules(direction):
                     if rule.action != Action.ALLOW:
@@ -131,11 +128,12 @@ class NoCrossTenant(Check):
 
     @staticmethod
     def _address_rules(cluster: Cluster, subjects: list[Workload]) -> list[tuple[Policy, str, Peer]]:
-        ns = cluster.model.engine.namespace_labels
         out = []
-        for policy in cluster.model.compiled.all():
-            if not any(policy.applies(w, ns) for w in subjects):
-                continue
+        found: dict[int, Policy] = {}
+        for w in subjects:
+            for p in cluster.model.engine.selecting(w):
+                found.setdefault(id(p), p)
+        for policy in found.values():
             for direction in ("Ingress", "Egress"):
                 for rule in policy.rules(direction):
                     if rule.action != Action.ALLOW:
