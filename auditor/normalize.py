@@ -80,6 +80,7 @@ class NormalizerRegistry(Registry[Normalizer]):
     def __init__(self) -> None:
         super().__init__("auditor.normalizers", validate=_validate_normalizer)
         self._pending: dict[str, EntryPoint] = {}
+        self._platform_of: dict[str, str] = {}  # capture format -> the network platform that reads it
         self._lock = threading.Lock()
 
     def load_entry_points(self) -> NormalizerRegistry:
@@ -88,8 +89,9 @@ class NormalizerRegistry(Registry[Normalizer]):
         from collectors.platforms.registry import platforms  # noqa: PLC0415 - core loads plugins lazily
 
         found = list(entry_points(group=self.group))
-        for _, platform in platforms().items():
+        for name, platform in platforms().items():
             found += [EntryPoint(fmt, target, self.group) for fmt, target in platform.normalizers.items()]
+            self._platform_of.update(dict.fromkeys(platform.normalizers, name))
         for ep in sorted(found, key=lambda e: e.name):
             if ep.name not in self._entries and ep.name not in self._pending:
                 self._pending[ep.name] = ep
@@ -105,6 +107,8 @@ class NormalizerRegistry(Registry[Normalizer]):
                     obj = ep.load()
                 except Exception as exc:
                     raise PluginError(f"{self.group}: cannot load {name!r} from {ep.value}: {exc}") from exc
+                if name in self._platform_of:  # error and not-configured replies are answered first
+                    obj = _gated(self._platform_of[name], name, obj)
                 self.register(name, obj)
                 del self._pending[name]
         return super().get(name)
@@ -131,3 +135,10 @@ class NormalizerRegistry(Registry[Normalizer]):
 
 def normalizer_registry() -> NormalizerRegistry:
     return NormalizerRegistry().load_entry_points()
+
+
+def _gated(platform: str, fmt: str, normalize: Normalizer) -> Normalizer:
+    from collectors.platforms.registry import get  # noqa: PLC0415 - core loads plugins lazily
+    from collectors.platforms.replies import gate  # noqa: PLC0415
+
+    return gate(get(platform), fmt, normalize)

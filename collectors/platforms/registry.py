@@ -27,6 +27,9 @@ class Command:
     command: str  # the exact text sent to the device, stored as meta["command"] and in `source`
     format: str  # the capture format (normalizer key)
     covers: str  # what it is read for (documentation, and the permissions list)
+    # Fact kinds (FactKind values) a "not configured" reply to this command proves absent
+    kinds: tuple[str, ...] = ()
+    empty_means_none: bool = False  # an empty answer is the OS's way of saying "none" (IOS: no ACLs)
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class Platform:
     error_replies: tuple[re.Pattern[str], ...] = ()
     # Replies that mean "this feature is not configured here" (no VXLAN, no BGP): not a collection gap
     not_configured_replies: tuple[re.Pattern[str], ...] = ()
+    # Formats holding a whole text configuration: a capture of one must contain a config statement
+    config_formats: frozenset[str] = frozenset()
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collectors.platforms.cumulus.detect import detect
 from collectors.platforms.registry import Command, Platform
 
@@ -26,4 +28,7 @@ PLATFORM = Platform(
     offline_format="cumulus.nvue-yaml",
     detect=detect,
     fixtures="tests/fixtures/cumulus",
+    # NVUE (`nv`) prints `Error: ...` for a refused or failed command; a shell without NVUE says
+    # `nv: command not found`
+    error_replies=(re.compile(r"^(Error: |Invalid Command|nv: command not found)", re.M),),
 )

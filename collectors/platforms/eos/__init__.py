@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collectors.platforms.eos.detect import detect
 from collectors.platforms.registry import Command, Platform
 
@@ -18,7 +20,7 @@ PLATFORM = Platform(
         Command("show priority-flow-control | json", "eos.show-json", "PFC per interface"),
         Command("show qos interfaces | json", "eos.show-json", "QoS trust per interface"),
         Command("show qos ecn | json", "eos.show-json", "ECN marking"),
-        Command("show interfaces vxlan 1 | json", "eos.show-json", "VXLAN VNI maps"),
+        Command("show interfaces vxlan 1 | json", "eos.show-json", "VXLAN VNI maps", kinds=("vxlan_vni",)),
         Command("show vxlan vni | json", "eos.show-json", "VXLAN/EVPN VNIs"),
     ),
     normalizers={
@@ -27,5 +29,14 @@ PLATFORM = Platform(
     },
     offline_format="eos.running-config",
     detect=detect,
-    fixtures="tests/fixtures/platforms/eos",
+    fixtures="tests/fixtures/avd",
+    # EOS CLI errors (EOS User Manual, "Command-Line Interface": `% Invalid input`, `% Incomplete command`,
+    # `% Ambiguous command`; AAA command authorization: `% Authorization denied for command ...`)
+    error_replies=(
+        re.compile(r"^% (Invalid input|Incomplete command|Ambiguous command|Unavailable command)", re.M),
+        re.compile(r"^% Authorization denied", re.M),
+    ),
+    # `show interfaces vxlan 1` on a switch with no VXLAN interface
+    not_configured_replies=(re.compile(r"^% Interface does not exist", re.M),),
+    config_formats=frozenset({"eos.running-config"}),
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collectors.platforms.ios.detect import detect
 from collectors.platforms.registry import Command, Platform
 
@@ -14,8 +16,8 @@ PLATFORM = Platform(
     running_config=Command("show running-config", "ios.running-config", "the running config"),
     commands=(
         Command("show ip route vrf *", "ios.show-text", "routes per VRF (TextFSM cisco_ios show ip route)"),
-        Command("show ip access-lists", "ios.show-text", "ACLs (TextFSM)"),
-        Command("show lldp neighbors detail", "ios.show-text", "LLDP (TextFSM)"),
+        Command("show ip access-lists", "ios.show-text", "ACLs (TextFSM)", empty_means_none=True),
+        Command("show lldp neighbors detail", "ios.show-text", "LLDP (TextFSM)", kinds=("lldp_neighbor",)),
     ),
     normalizers={
         "ios.running-config": "collectors.platforms.ios.running_config:normalize_running_config",
@@ -24,4 +26,15 @@ PLATFORM = Platform(
     offline_format="ios.running-config",
     detect=detect,
     fixtures="tests/fixtures/ios",
+    # IOS CLI errors: `% Invalid input detected at '^' marker.` as NAPALM's mocked IOS captures hold it
+    # (napalm test/ios/mocked_data/test_get_vlans/no_show_vlan_all_ports); `% Incomplete command.`,
+    # `% Ambiguous command:` (IOS "Using the Command-Line Interface"); TACACS+ command authorization
+    # refused: `Command authorization failed.` (IOS Security Configuration Guide)
+    error_replies=(
+        re.compile(r"^% (Invalid input detected|Incomplete command|Ambiguous command|Unknown command)", re.M),
+        re.compile(r"^(% )?(Command authorization failed|Authorization failed)", re.M),
+    ),
+    # `show lldp neighbors detail` with LLDP off
+    not_configured_replies=(re.compile(r"^% LLDP is not enabled", re.M),),
+    config_formats=frozenset({"ios.running-config"}),
 )

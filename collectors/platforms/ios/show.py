@@ -188,6 +188,20 @@ READERS = (
 )
 
 
+# What IOS prints when a table really is empty (its header, or LLDP's zero count).
+_EMPTY_ANSWER = re.compile(
+    r"^(Codes: |Gateway of last resort|Routing Table: |Total entries displayed: 0)", re.M
+)
+
+
+def _empty_answer(text: str) -> bool:
+    """IOS's answer for an empty table: its header (a route table's codes, a column header row alone),
+    or LLDP's zero count."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    header_only = len(lines) == 1 and len(re.split(r"\s{2,}", lines[0].strip())) >= 3
+    return header_only or _EMPTY_ANSWER.search(text) is not None
+
+
 def _parser(platform: str) -> Any:
     def load(capture: RawCapture, ctx: Context) -> Any | None:
         command = command_key(capture.meta.get("command", ""))
@@ -195,6 +209,14 @@ def _parser(platform: str) -> Any:
             records = TEMPLATES.parse(platform, command, decode_text(capture))
         except Exception as exc:  # a template error must cost this capture only
             ctx.problem(None, f"TextFSM ({platform}) could not read {command!r}: {type(exc).__name__}: {exc}")
+            return None
+        text = decode_text(capture)
+        answered = text.strip() or not command.startswith("show ip access-list")
+        if not records and not _empty_answer(text) and answered:
+            # Real output with entries always parses; a route table always prints its header and LLDP
+            # its count; only `show ip access-lists` answers "none" with nothing. Anything else (a
+            # banner, a half-sent page) is not evidence that the table is empty.
+            ctx.problem(1, f"the output of {command!r} is not recognised: nothing read, nothing covered")
             return None
         named = re.search(r"\bvrf (\S+)", capture.meta.get("command", ""), re.IGNORECASE)  # name as typed
         if named and named.group(1) != "*":  # `show ip route vrf X` prints no VRF header of its own

@@ -3,6 +3,8 @@ format or `| display set` offline."""
 
 from __future__ import annotations
 
+import re
+
 from collectors.platforms.junos.detect import detect
 from collectors.platforms.registry import Command, Platform
 
@@ -18,4 +20,8 @@ PLATFORM = Platform(
     offline_format="junos.config",
     detect=detect,
     fixtures="tests/fixtures/junos",
+    # Junos CLI errors (Junos OS CLI User Guide): `syntax error, expecting <command>.`, `unknown command.`,
+    # and `error: permission denied` for a command the login class does not allow
+    error_replies=(re.compile(r"^\s*(error: )?(syntax error|unknown command|permission denied)", re.M),),
+    config_formats=frozenset({"junos.config"}),
 )

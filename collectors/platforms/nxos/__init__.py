@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collectors.platforms.nxos.detect import detect
 from collectors.platforms.registry import Command, Platform
 
@@ -27,4 +29,11 @@ PLATFORM = Platform(
     offline_format="nxos.running-config",
     detect=detect,
     fixtures="tests/fixtures/nxos",
+    # NX-OS CLI errors ("Cisco Nexus 9000 Series NX-OS Fundamentals Configuration Guide", CLI; RBAC:
+    # "Configuring User Accounts and RBAC": `% Permission denied for the role`)
+    error_replies=(
+        re.compile(r"^% (Invalid command|Incomplete command|Invalid number|Invalid parameter)", re.M),
+        re.compile(r"^% Permission denied", re.M),
+    ),
+    config_formats=frozenset({"nxos.running-config"}),
 )

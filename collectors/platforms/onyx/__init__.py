@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collectors.platforms.onyx.detect import detect
 from collectors.platforms.registry import Command, Platform
 
@@ -21,4 +23,8 @@ PLATFORM = Platform(
     offline_format="onyx.running-config",
     detect=detect,
     fixtures="tests/fixtures/onyx",
+    # Onyx CLI errors (NVIDIA Onyx User Manual, "Command Line Interface"): `% Unrecognized command`,
+    # `% Incomplete command`
+    error_replies=(re.compile(r"^% (Unrecognized command|Incomplete command|Ambiguous command)", re.M),),
+    config_formats=frozenset({"onyx.running-config"}),
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collectors.platforms.registry import Command, Platform
 from collectors.platforms.sonic.detect import detect
 
@@ -15,4 +17,10 @@ PLATFORM = Platform(
     offline_format="sonic.config-db",
     detect=detect,
     fixtures="tests/fixtures/sonic",
+    # sonic-utilities is a Click CLI: an unknown command prints Click's `Error: No such command "x".`
+    # after a `Usage:` line; commands needing root print `Root privileges are required for this operation`
+    error_replies=(
+        re.compile(r"^(Usage: |Error: No such command|Error: Got unexpected extra argument)", re.M),
+        re.compile(r"Root privileges are required", re.M),
+    ),
 )
