@@ -13,8 +13,9 @@ What they enforce, in the database itself so that raw SQL meets them too:
 No upsert form gets around them. On SQLite, `INSERT OR REPLACE`/`REPLACE INTO` delete the conflicting row
 without firing delete triggers (unless recursive_triggers is on), so every guarded table has a BEFORE
 INSERT trigger that refuses a row whose key already exists; `INSERT ... ON CONFLICT DO UPDATE` meets the
-same insert trigger first. On PostgreSQL, ON CONFLICT DO UPDATE and MERGE fire the row triggers, and
-TRUNCATE has its own statement trigger on every table.
+same insert trigger first. On PostgreSQL, ON CONFLICT DO UPDATE and MERGE fire the UPDATE triggers, rows
+inserted into a run are checked once per statement (bulk inserts stay fast), and TRUNCATE has its own
+statement trigger on every table.
 
 The triggers stop accidents and anyone without schema rights. Whoever owns the database can drop them;
 `auditor verify` (the signed seal) is what catches that.
@@ -66,6 +67,7 @@ def remove() -> None:
             "auditor_no_truncate",
             "auditor_no_delete",
             "auditor_insert_guard",
+            "auditor_rows_guard",
             "auditor_runs_update",
             "auditor_targets_update",
         ):
@@ -182,37 +184,38 @@ def _install_postgresql() -> None:
         END $$ LANGUAGE plpgsql
         """
     )
-    # One insert guard for every table: the key must be new (no upsert or merge over an existing row)
-    # and the run must still be running (for seals: sealed). TG_ARGV lists the other unique keys.
+    # Inserting: a run starts running and unsealed; a seal only for a sealed run. Upserts over an existing
+    # key meet the UPDATE triggers (ON CONFLICT DO UPDATE and MERGE fire them), so no key check is needed.
     op.execute(
         """
         CREATE FUNCTION auditor_insert_guard() RETURNS trigger AS $$
-        DECLARE
-          found boolean;
-          cond text;
-          ok boolean;
+        DECLARE ok boolean;
         BEGIN
           IF TG_TABLE_NAME = 'seals' THEN
-            EXECUTE 'SELECT EXISTS (SELECT 1 FROM seals WHERE run_id = ($1).run_id)' INTO found USING NEW;
             SELECT sealed_at IS NOT NULL INTO ok FROM runs WHERE id = NEW.run_id;
-          ELSIF TG_TABLE_NAME = 'runs' THEN
-            EXECUTE 'SELECT EXISTS (SELECT 1 FROM runs WHERE id = ($1).id)' INTO found USING NEW;
-            ok := NEW.status = 'running' AND NEW.sealed_at IS NULL AND NEW.chain_head IS NULL;
           ELSE
-            EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I WHERE id = ($1).id)', TG_TABLE_NAME)
-              INTO found USING NEW;
-            IF NOT found AND TG_NARGS > 0 THEN
-              SELECT string_agg(format('%I = ($1).%I', a, a), ' AND ') INTO cond FROM unnest(TG_ARGV) a;
-              EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I WHERE %s)', TG_TABLE_NAME, cond)
-                INTO found USING NEW;
-            END IF;
-            SELECT sealed_at IS NULL AND status = 'running' INTO ok FROM runs WHERE id = NEW.run_id;
+            ok := NEW.status = 'running' AND NEW.sealed_at IS NULL AND NEW.chain_head IS NULL;
           END IF;
-          IF found OR ok IS NOT TRUE THEN
-            RAISE EXCEPTION 'auditor: % row refused (existing key, or its run is not in the right state)',
-              TG_TABLE_NAME;
+          IF ok IS NOT TRUE THEN
+            RAISE EXCEPTION 'auditor: % row refused (its run is not in the right state)', TG_TABLE_NAME;
           END IF;
           RETURN NEW;
+        END $$ LANGUAGE plpgsql
+        """
+    )
+    # Rows of a run (targets, evidence) go only into a running run. Checked once per statement over the
+    # inserted rows (a transition table), so bulk inserts of facts pay one query, not one per row.
+    op.execute(
+        """
+        CREATE FUNCTION auditor_rows_guard() RETURNS trigger AS $$
+        BEGIN
+          IF EXISTS (
+            SELECT 1 FROM new_rows n LEFT JOIN runs r ON r.id = n.run_id
+            WHERE r.id IS NULL OR r.sealed_at IS NOT NULL OR r.status IS DISTINCT FROM 'running'
+          ) THEN
+            RAISE EXCEPTION 'auditor: % row refused (its run is not running)', TG_TABLE_NAME;
+          END IF;
+          RETURN NULL;
         END $$ LANGUAGE plpgsql
         """
     )
@@ -248,11 +251,16 @@ def _install_postgresql() -> None:
         """
     )
     for table in GUARDED:
-        args = ", ".join(f"'{c}'" for c in _OTHER_KEYS.get(table, ()))
-        op.execute(
-            f"CREATE TRIGGER {table}_insert_guard BEFORE INSERT ON {table} "
-            f"FOR EACH ROW EXECUTE FUNCTION auditor_insert_guard({args})"
-        )
+        if table in ("runs", "seals"):
+            op.execute(
+                f"CREATE TRIGGER {table}_insert_guard BEFORE INSERT ON {table} "
+                "FOR EACH ROW EXECUTE FUNCTION auditor_insert_guard()"
+            )
+        else:
+            op.execute(
+                f"CREATE TRIGGER {table}_insert_guard AFTER INSERT ON {table} "
+                "REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION auditor_rows_guard()"
+            )
         op.execute(
             f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
             "FOR EACH STATEMENT EXECUTE FUNCTION auditor_no_truncate()"
