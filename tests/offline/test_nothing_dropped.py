@@ -1,9 +1,9 @@
 """Nothing in an evidence directory is dropped without a word: every file is read or is a named problem,
 and the run then says its evidence is incomplete (status partial, exit 3 when nothing FAILs).
 
-Tests run as root here, and root reads a chmod-000 directory anyway: the unreadable-directory case is
-checked with a non-root-only test, and the same code path (a directory that cannot be listed) is shown
-with a symbolic-link loop, a dangling link and a FIFO, which root cannot read either.
+Tests run as root here, and root reads a chmod-000 directory anyway: the unreadable directory and file
+cases run the audit under `setpriv` with CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH dropped, so the
+permission bits bind for root too (skipped, and said so, where setpriv is missing).
 """
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from auditor.normalize import Problem
-from collectors.offline.walk import walk
 from tests.e2e.conftest import LAB, run_cli
 
 NAMESPACES = (LAB / "evidence" / "k8s" / "namespaces.yaml").read_text()
@@ -122,14 +123,66 @@ def test_truncated_flow_log_gz_is_a_problem(tmp_path: Path) -> None:
     assert code == 3
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a chmod-000 directory: nothing to observe")
-def test_unreadable_directory_is_a_problem(tmp_path: Path) -> None:
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    (locked / "a.yaml").write_text(NAMESPACES)
+def _without_dac_override() -> list[str] | None:
+    """A command prefix under which permission bits bind: none needed for a normal user; for root,
+    setpriv dropping CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (None when that is not available)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return None
+    probe = subprocess.run(
+        [setpriv, "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search", "--", "true"],
+        capture_output=True,
+        check=False,
+    )
+    if probe.returncode != 0:
+        return None
+    return [setpriv, "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search", "--"]
+
+
+@pytest.mark.parametrize("what", ["directory", "file"])
+def test_unreadable_directory_or_file_is_a_named_problem_and_exit_3(
+    tmp_path: Path, evidence: Path, what: str
+) -> None:
+    prefix = _without_dac_override()
+    if prefix is None:
+        pytest.skip("running as root without setpriv: permission bits cannot be made to bind")
+    locked = evidence / "locked"
+    if what == "directory":
+        locked.mkdir()
+        (locked / "a.yaml").write_text(NAMESPACES)
+    else:
+        locked.write_text(NAMESPACES)
     locked.chmod(0)
+    (tmp_path / "auditor.yaml").write_text(
+        "sources:\n  files:\n    - {path: evidence, cluster: c1}\n"
+        "store: sqlite:///.auditor/auditor.db\noutput: out\nreports: [json]\n"
+    )
     try:
-        found = list(walk(tmp_path, str, []))
+        result = subprocess.run(
+            [
+                *prefix,
+                sys.executable,
+                "-m",
+                "auditor",
+                "audit",
+                "-c",
+                str(tmp_path / "auditor.yaml"),
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
     finally:
         locked.chmod(0o755)
-    assert any(isinstance(f, Problem) and "cannot list directory" in f.message for f in found)
+    report = json.loads((tmp_path / "out" / "run-1.json").read_text())
+    words = "cannot list directory" if what == "directory" else "cannot read"
+    assert any(
+        p.startswith("evidence/locked:") and words in p and "Permission denied" in p
+        for p in _problems(report)
+    ), (_problems(report), result.stderr)
+    assert report["run"]["status"] == "partial"
+    assert result.returncode == 3
