@@ -71,6 +71,8 @@ class Platform:
     not_configured_replies: tuple[re.Pattern[str], ...] = ()
     # Formats holding a whole text configuration: a capture of one must contain a config statement
     config_formats: frozenset[str] = frozenset()
+    # "Kind.field" -> why this OS cannot give it (shown as n/a in the coverage table of FORMATS.md)
+    unavailable: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def names(self) -> tuple[str, ...]:
