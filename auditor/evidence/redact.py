@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 import yaml
 
 from auditor.errors import AuditorError
+from auditor.evidence.redact_flowlog import unclean_segments
 from auditor.evidence.redact_rules import RULE_NAMES, RULES, Anchor, Block, Pattern, Scope
 from auditor.evidence.redact_scan import SCANNER_RULES, is_secret_name, scan
 from auditor.evidence.redact_struct import STRUCT_RULES, StructHit, Unredactable, json_spans, yaml_spans
@@ -81,6 +82,7 @@ _JSON_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
 # An escaped ASCII letter (`\u0070assword`) could hide a gate, so such strings are decoded too.
 _TEXT_GATES = (*sorted({p.gate for r in RULES for p in r.patterns if not p.json_safe}), "\\u00")
 _BRACES = re.compile(r"[{}]")
+_KEY_COLON = re.compile(r"[ \t\r\n]*:")
 _K8S_SECRET_KIND = re.compile(r"""kind["']?[ \t]*:[ \t]*["']?Secret(?![\w-])""")
 _K8S_SECRET_KEYS = ("data", "stringData")
 _LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -145,7 +147,17 @@ def redact_text(text: str) -> tuple[str, dict[str, int]]:
 
 
 def _redact(text: str, *, fmt: str, strict: bool) -> tuple[str, dict[str, int]]:
-    spans = _merge(_spans(text, depth=0, fmt=fmt, strict=strict))
+    if fmt == "aws.flowlog":  # only the lines that are not plain records are searched
+        found: list[_Span] = []
+        for low, high in unclean_segments(text):
+            try:
+                inner = _spans(text[low:high], depth=0, strict=strict)
+            except Unredactable as exc:
+                raise Unredactable(exc.reason, low + exc.offset) from None
+            found.extend((low + s, low + e, r) for s, e, r in inner)
+        spans = _merge(found)
+    else:
+        spans = _merge(_spans(text, depth=0, fmt=fmt, strict=strict))
     if not spans:
         return text, {}
     parts: list[str] = []
@@ -210,40 +222,48 @@ def _refuse_binary_secret(content: bytes, origin: str) -> None:
         )
 
 
-def _spans(text: str, depth: int, fmt: str = "", strict: bool = False) -> list[_Span]:
+def _spans(text: str, depth: int, fmt: str = "", strict: bool = False, rescan: bool = True) -> list[_Span]:
     """Secret spans in `text` from all three layers; in a JSON document, string literals are also
-    searched as text (a config inside NAPALM's JSON, a manifest inside last-applied-configuration)."""
-    spans = _structured_spans(text, depth, fmt, strict)
-    spans.extend((h.start, h.end, _NAME_INDEX[h.rule]) for h in scan(text))
-    if depth >= _MAX_JSON_DEPTH or not _is_json(text):
+    searched as text (a config inside NAPALM's JSON, a manifest inside last-applied-configuration).
+
+    `rescan` False: `text` is a JSON string without escapes, already scanned as part of its document."""
+    spans, is_json = _structured_spans(text, depth, fmt, strict)
+    if rescan:
+        spans.extend((h.start, h.end, _NAME_INDEX[h.rule]) for h in scan(text))
+    if depth >= _MAX_JSON_DEPTH or not is_json:
         return [s for s in spans + _collect(text, json_raw=False) if text[s[0] : s[1]] != REDACTED]
     spans += _collect(text, json_raw=True)
     for low, high in _strings_to_search(text):
-        decoded, to_raw = _decode_json_string(text[low:high])
+        if _KEY_COLON.match(text, high + 1):
+            continue  # an object key: the rules look at values (keys are walked by structure)
+        body = text[low:high]
+        decoded, to_raw = _decode_json_string(body)
         try:
-            inner = _spans(decoded, depth + 1, strict=strict)
+            inner = _spans(decoded, depth + 1, strict=strict, rescan="\\" in body)
         except Unredactable as exc:
             raise Unredactable(exc.reason, low) from None
         spans.extend((low + to_raw(s), low + to_raw(e), r) for s, e, r in inner)
     return [s for s in spans if text[s[0] : s[1]] != REDACTED]
 
 
-def _structured_spans(text: str, depth: int, fmt: str, strict: bool) -> list[_Span]:
-    """Secrets located by the document's structure: JSON and YAML keys, pairs, argument lists, Secrets."""
+def _structured_spans(text: str, depth: int, fmt: str, strict: bool) -> tuple[list[_Span], bool]:
+    """Secrets located by the document's structure: JSON and YAML keys, pairs, argument lists, Secrets;
+    and whether the text is JSON (a whole document or JSON lines; a Junos `{master:0}` prompt is not)."""
     head = text.lstrip("\ufeff \t\r\n")[:1]
     hits = None
     structured = False
     if head in ("{", "["):
         structured = fmt in _JSON_FORMATS or fmt in _YAML_FORMATS or depth > 0
         hits = _bounded(json_spans, text, strict)
+    is_json = hits is not None
     if hits is None and (fmt in _YAML_FORMATS or (not fmt and _YAML_DOC.search(text))):
         structured = True
         hits = _bounded(yaml_spans, text, strict)
     if hits is not None:
-        return [(h.start, h.end, _NAME_INDEX[h.rule]) for h in hits]
+        return [(h.start, h.end, _NAME_INDEX[h.rule]) for h in hits], is_json
     if strict and structured and depth == 0 and _secret_looking(text):
         raise Unredactable(f"{fmt or 'structured'} content does not parse and holds secret-looking words", 0)
-    return _k8s_secret_spans(text)
+    return _k8s_secret_spans(text), False
 
 
 def _secret_looking(text: str) -> bool:
@@ -266,20 +286,6 @@ def _bounded(
         if strict:
             raise
         return None
-
-
-def _is_json(text: str) -> bool:
-    """A whole JSON document, or JSON lines; a Junos `{master:0}` prompt or an INI `[default]` is not."""
-    stripped = text.lstrip("\ufeff \t\r\n")
-    if not stripped or stripped[0] not in "{[":
-        return False
-    for candidate in (stripped, stripped.split("\n", 1)[0]):
-        try:
-            json.loads(candidate)
-        except (ValueError, RecursionError):  # too deep: the bounded walk has already decided
-            continue
-        return True
-    return False
 
 
 def _strings_to_search(text: str) -> list[tuple[int, int]]:

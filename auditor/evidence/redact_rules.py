@@ -175,7 +175,9 @@ def _block(header: str, kind: Scope) -> Block:
 
 
 _PEM_BEGIN = r"-----BEGIN (?P<t>(?:[A-Z0-9]+ )*)PRIVATE KEY(?P<b>(?: BLOCK)?)-----"
-_PEM_CHARS = r"(?:[A-Za-z0-9+/=:,.()\- \t\r\n]|\\[rnt])"
+# Body characters; never five dashes, so the search for a block's END stops at the next BEGIN/END line
+# (the scan stays linear however many BEGIN lines a hostile capture repeats).
+_PEM_CHARS = r"(?:[A-Za-z0-9+/=:,.() \t\r\n]|-(?!----)|\\[rnt])"
 _PEM_LINE = (
     r"(?:\r?\n|\\r?\\n)[ \t]*"
     r"(?:[A-Za-z0-9+/]+={0,2}|Proc-Type:[^\n\\\"]*|DEK-Info:[^\n\\\"]*|Comment:[^\n\\\"]*)"

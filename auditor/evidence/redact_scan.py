@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import math
 import re
 from collections import Counter
@@ -81,37 +82,44 @@ _PLUGINS: tuple[tuple[str, type[RegexBasedDetector]], ...] = (
 _B = r"(?<![A-Za-z0-9_])"  # not glued to a preceding token character
 _E = r"(?![A-Za-z0-9_])"
 # Token formats detect-secrets 1.5 does not know, or knows only in an older shape.
-_EXTRA: tuple[tuple[str, str], ...] = (
-    ("huggingface-token", rf"{_B}hf_[A-Za-z0-9]{{30,}}{_E}"),
-    ("huggingface-token", rf"{_B}api_org_[A-Za-z0-9]{{30,}}{_E}"),
-    ("openai-key", rf"{_B}sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{{32,}}{_E}"),
-    ("anthropic-key", rf"{_B}sk-ant-[A-Za-z0-9_-]{{32,}}{_E}"),
-    ("github-token", rf"{_B}github_pat_[A-Za-z0-9_]{{50,}}{_E}"),
-    ("github-token", rf"{_B}gh[pousr]_[A-Za-z0-9]{{30,}}{_E}"),
-    ("slack-token", rf"{_B}xox[abposre]-[A-Za-z0-9-]{{10,}}{_E}"),
-    ("slack-token", rf"{_B}xapp-\d-[A-Za-z0-9-]{{10,}}{_E}"),
-    ("gcp-api-key", rf"{_B}AIza[0-9A-Za-z_-]{{35}}{_E}"),
-    ("gcp-oauth-token", rf"{_B}ya29\.[0-9A-Za-z_-]{{20,}}"),
+_EXTRA: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("huggingface-token", ("hf_",), rf"{_B}hf_[A-Za-z0-9]{{30,}}{_E}"),
+    ("huggingface-token", ("api_org_",), rf"{_B}api_org_[A-Za-z0-9]{{30,}}{_E}"),
+    ("openai-key", ("sk-",), rf"{_B}sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{{32,}}{_E}"),
+    ("anthropic-key", ("sk-ant-",), rf"{_B}sk-ant-[A-Za-z0-9_-]{{32,}}{_E}"),
+    ("github-token", ("github_pat_",), rf"{_B}github_pat_[A-Za-z0-9_]{{50,}}{_E}"),
+    ("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), rf"{_B}gh[pousr]_[A-Za-z0-9]{{30,}}{_E}"),
+    ("slack-token", ("xox",), rf"{_B}xox[abposre]-[A-Za-z0-9-]{{10,}}{_E}"),
+    ("slack-token", ("xapp-",), rf"{_B}xapp-\d-[A-Za-z0-9-]{{10,}}{_E}"),
+    ("gcp-api-key", ("aiza",), rf"{_B}AIza[0-9A-Za-z_-]{{35}}{_E}"),
+    ("gcp-oauth-token", ("ya29.",), rf"{_B}ya29\.[0-9A-Za-z_-]{{20,}}"),
     (
         "azure-client-secret",
+        ("q~",),
         r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
     ),
-    ("azure-sas-signature", r"(?i)[?&]sig=(?P<v>[A-Za-z0-9%+/=]{20,})"),
-    ("stripe-key", rf"{_B}(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{{16,}}{_E}"),
-    ("aws-key", rf"{_B}(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{{16}}{_E}"),
-    ("jwt-token", rf"{_B}eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*"),
+    ("azure-sas-signature", ("sig=",), r"(?i)[?&]sig=(?P<v>[A-Za-z0-9%+/=]{20,})"),
+    ("stripe-key", ("_live_", "_test_"), rf"{_B}(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{{16,}}{_E}"),
+    ("aws-key", ("akia", "asia", "abia", "acca"), rf"{_B}(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{{16}}{_E}"),
+    ("jwt-token", ("eyj",), rf"{_B}eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*"),
     (
         "k8s-bootstrap-token",
+        ("token",),  # only where a token is spoken of (`kubeadm join --token`, `token:`)
         r"(?<![a-z0-9.])(?=[a-z]{0,5}[0-9])[a-z0-9]{6}\.(?=[a-z]{0,15}[0-9])[a-z0-9]{16}(?![a-z0-9.])",
     ),
-    ("vault-token", rf"{_B}hv[sbr]\.[A-Za-z0-9_-]{{24,}}{_E}"),
+    ("vault-token", ("hvs.", "hvb.", "hvr."), rf"{_B}hv[sbr]\.[A-Za-z0-9_-]{{24,}}{_E}"),
     (  # a PEM or SSH2 private key block, line by line: a truncated one stops at the first config line
         "private-key-marker",
+        ("private key",),
         r"(?P<v>-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-{4,5}"
         r"(?:\r?\n[ \t]*(?:[A-Za-z0-9+/=]*[ \t\r]*(?=\n|$)|[A-Za-z-]+:[^\n]*))*"
         r"(?:\r?\n[ \t]*-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-{4,5})?)",
     ),
-    ("private-key-marker", r"(?P<v>PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\n]*|$(?![\s\S])))"),
+    (
+        "private-key-marker",
+        ("putty-user-key-file",),
+        r"(?P<v>PuTTY-User-Key-File-\d+:[^\n]*(?:\r?\n(?!PuTTY-User-Key-File)[^\n]*){0,64})",
+    ),
 )
 
 # Names that announce a credential in their value, as a word at the end of the name
@@ -136,6 +144,7 @@ _NOT_SECRET_NAME = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=8192)  # keys repeat: a describe dump asks about "Key" and "Value" 100,000 times
 def is_secret_name(name: str) -> bool:
     """Whether a key, variable or flag name says its value is a credential."""
     bare = name.strip("-_ .$\"'")
@@ -152,8 +161,8 @@ def is_secret_name(name: str) -> bool:
 
 _ARG_CHARS = r"A-Za-z0-9_.-"
 # `--api-token=x`, `--password x`, `-password=x` (one dash: Go flags); the flag's name ends in a secret word.
-_CLI_FLAG = re.compile(
-    rf"(?<![^\s\"'=\[,(])--?(?P<name>[A-Za-z][{_ARG_CHARS}]*)(?:=|[ \t]+|\"[ \t]*,[ \t]*\")"
+_CLI_FLAG = re.compile(  # starts with its literal `-` (fast search); the character before is checked after it
+    rf"-(?<![^\s\"'=\[,(]-)-?(?P<name>[A-Za-z][{_ARG_CHARS}]*)(?:=|[ \t]+|\"[ \t]*,[ \t]*\")"
     rf"(?P<q>[\"']?)(?P<v>(?!-)[^\s\"',\]\\]+)"
 )
 # curl/wget/httpie credentials: `-u user:pass`, `--user user:pass`, `--password=x` (wget), `-H 'X-Token: x'`.
@@ -162,16 +171,16 @@ _CURL_USER = re.compile(
     r"[\"']?[^\s:\"']*:(?P<v>[^\s\"',\]\\]+)"
 )
 # `NAME=value`, `export NAME=value`, `NAME: value` in env files and `spring.datasource.password=value`.
-_ASSIGN = re.compile(
-    rf"(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z_][{_ARG_CHARS}]*)[ \t]*=[ \t]*(?P<q>[\"']?)(?P<v>[^\s\"'&;,\\]+)"
-)
+_ASSIGN_VALUE = re.compile(r"[ \t]*(?P<q>[\"']?)(?P<v>[^\s\"'&;,\\=][^\s\"'&;,\\]*)")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # scheme://user:password@host (also with JSON's escaped slashes).
 _URL_USERINFO = re.compile(
     r"(?i)\b[a-z][a-z0-9+.-]*:\\?/\\?/(?P<user>[^\s:/?#@\"'<>\\]*):(?P<v>[^\s/?#@\"'<>\\]+)@(?=[\w\[.-])"
 )
 # Long runs of token characters, delimited on both sides (a path or host name is not one token).
 _DELIM = r"\s\"'`,;:()\[\]{}<>|\\"
-_TOKEN = re.compile(rf"(?<![^{_DELIM}=])[A-Za-z0-9+/_-]{{24,}}={{0,2}}(?![^{_DELIM}])")
+_TOKEN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # its ends are checked in Python (see _delimited)
+_DELIMS = frozenset(" \t\r\n\"'`,;:()[]{}<>|\\")
 _HEX_LIKE = re.compile(r"[0-9a-fA-F-]+")
 _ID_PREFIX = re.compile(
     r"(?:vpc|subnet|sg|sgr|eni|igw|eigw|nat|rtb|acl|i|ami|vol|snap|pcx|tgw|tgw-attach|tgw-rtb|vpce|fl|eipalloc"
@@ -209,8 +218,8 @@ def _compile_plugins() -> list[tuple[str, tuple[str, ...], re.Pattern[str]]]:
     for name, cls in _PLUGINS:
         for regex in cls().denylist:
             out.append((name, _GATES.get(name, ("",)), regex))
-    for name, pattern in _EXTRA:
-        out.append((name, ("",), re.compile(pattern)))
+    for name, gates, pattern in _EXTRA:
+        out.append((name, gates, re.compile(pattern)))
     return out
 
 
@@ -240,17 +249,19 @@ def scan(text: str, lowered: str | None = None) -> list[ScanHit]:
     hits.extend(_patterns(text, lowered))
     if "@" in text:
         hits.extend(ScanHit(*m.span("v"), "basic-auth") for m in _URL_USERINFO.finditer(text))
-    if "-" in text:
-        hits.extend(_cli_flags(text))
-    if "=" in text:
-        hits.extend(_assignments(text))
+    if any(word in lowered for word in _NAME_GATES):
+        if "-" in text:
+            hits.extend(_cli_flags(text))
+        if "=" in text:
+            hits.extend(_assignments(text))
     hits.extend(_high_entropy(text))
     return [h for h in hits if text[h.start : h.end] != PLACEHOLDER and h.start < h.end]
 
 
 def _patterns(text: str, lowered: str) -> Iterator[ScanHit]:
+    present: dict[str, bool] = {}  # each gate searched once per text
     for name, gates, regex in _PATTERNS:
-        if not any(g in lowered for g in gates):
+        if not any(present[g] if g in present else present.setdefault(g, g in lowered) for g in gates):
             continue
         for m in regex.finditer(text):
             if "v" in regex.groupindex:
@@ -275,9 +286,43 @@ def _cli_flags(text: str) -> Iterator[ScanHit]:
 
 
 def _assignments(text: str) -> Iterator[ScanHit]:
-    for m in _ASSIGN.finditer(text):
-        if is_secret_name(m["name"].rsplit(".", 1)[-1]) and _is_literal(m["v"]):
+    """`NAME=value`: each `=` is found by substring search, and the name read backwards from it."""
+    pos = text.find("=")
+    while pos != -1:
+        m = _ASSIGN_VALUE.match(text, pos + 1)
+        name = _name_before(text, pos) if m else ""
+        if m and name and is_secret_name(name.rsplit(".", 1)[-1]) and _is_literal(m["v"]):
             yield ScanHit(*m.span("v"), "secret-assignment")
+        pos = text.find("=", pos + 1)
+
+
+_NAME_GATES = (
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "credential",
+    "psk",
+    "cak",
+    "ckn",
+    "sas",
+    "dsn",
+    "pat",
+)
+
+
+def _name_before(text: str, pos: int) -> str:
+    """The name ending just before `pos` (spaces allowed in between), at most 80 characters, or ""."""
+    end = pos
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    start = end
+    while start > 0 and end - start <= 80 and text[start - 1] in _NAME_CHARS:
+        start -= 1
+    if end - start > 80 or start == end or not (text[start].isalpha() or text[start] == "_"):
+        return ""
+    return text[start:end]
 
 
 def _is_literal(value: str) -> bool:
@@ -287,19 +332,30 @@ def _is_literal(value: str) -> bool:
 
 def _high_entropy(text: str) -> Iterator[ScanHit]:
     public: list[tuple[int, int]] | None = None
+    n = len(text)
     for m in _TOKEN.finditer(text):
+        start, end = m.span()
+        if (start and text[start - 1] not in _DELIMS and text[start - 1] != "=") or (
+            end < n and text[end] not in _DELIMS
+        ):
+            continue  # part of a longer word: a path, a host name, a dotted name
         value = m.group()
-        if _HEX_LIKE.fullmatch(value) or _ID_PREFIX.match(value) or value.startswith("AAAA"):
-            continue  # hashes, UUIDs and MAC-like hex, resource ids, SSH public keys
-        if entropy(value) <= ENTROPY_LIMIT or not _mixed(value):
+        if not _random_looking(value):
             continue
         if public is None:
             public = [p.span() for p in _PUBLIC_BLOCK.finditer(text)]
-        if any(s <= m.start() < e for s, e in public) or _is_public_material(value):
+        if any(s <= start < e for s, e in public) or _is_public_material(value):
             continue
-        if _is_name(value) or _in_arn(text, m.start()):
+        if _in_arn(text, start):
             continue
-        yield ScanHit(m.start(), m.end(), "high-entropy-string")
+        yield ScanHit(start, end, "high-entropy-string")
+
+
+@functools.lru_cache(maxsize=8192)  # names and ids repeat across a dump
+def _random_looking(value: str) -> bool:
+    if _HEX_LIKE.fullmatch(value) or _ID_PREFIX.match(value) or value.startswith("AAAA"):
+        return False  # hashes, UUIDs and MAC-like hex, resource ids, SSH public keys
+    return entropy(value) > ENTROPY_LIMIT and _mixed(value) and not _is_name(value)
 
 
 _SEGMENTS = re.compile(r"[-_/]+")

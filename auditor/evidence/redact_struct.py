@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,11 +180,78 @@ class _Frame:
 
 
 def json_spans(text: str) -> list[StructHit] | None:
-    """Secret spans of a JSON document or JSON lines; None when the text is not JSON."""
+    """Secret spans of a JSON document or JSON lines; None when the text is not JSON.
+
+    The C parser first reads the document and a walk of its objects decides whether anything is a
+    secret by structure; only then does the token walk below locate the values (it is exact about
+    offsets, but a Python loop per token: most documents, large describe dumps among them, skip it)."""
+    documents = _parse_fast(text)
+    if documents is not None and not _any_hit(documents):
+        return []
     try:
         return _JsonWalk(text).run()
     except _JsonSyntax:
         return None
+
+
+def _parse_fast(text: str) -> list[Any] | None:
+    """The documents (objects as lists of pairs, duplicates kept), or None: not JSON, or too deep."""
+    try:
+        return [json.loads(text, object_pairs_hook=_Pairs)]
+    except RecursionError:
+        return None
+    except ValueError:
+        pass
+    documents: list[Any] = []
+    try:
+        for line in text.splitlines():
+            if line.strip():
+                documents.append(json.loads(line, object_pairs_hook=_Pairs))
+    except (ValueError, RecursionError):
+        return None
+    return documents
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """A JSON object as its pairs in order (a duplicate key is a second pair, not a lost value)."""
+
+
+def _any_hit(documents: list[Any]) -> bool:
+    """Whether a walk of the parsed documents finds a structural secret (or nesting past the bound).
+
+    The same judgement as _judge_map/_judge_args, asked as a yes/no on plain values (no spans)."""
+    stack: list[tuple[Any, int]] = [(d, 1) for d in documents]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True  # the token walk raises Unredactable with the place
+        if isinstance(node, _Pairs):
+            if _pairs_hit(node):
+                return True
+            stack.extend((v, depth + 1) for _, v in node if isinstance(v, list))
+        elif isinstance(node, list):
+            strings = [v for v in node if isinstance(v, str)]
+            if any(v.startswith("-") for v in strings):
+                hits: list[StructHit] = []
+                _judge_args([_Str(0, 1, v, True) for v in strings], hits)
+                if hits:
+                    return True
+            stack.extend((v, depth + 1) for v in node if isinstance(v, list))
+    return False
+
+
+def _pairs_hit(pairs: _Pairs) -> bool:
+    strings: dict[str, str] = {}
+    for key, value in pairs:
+        if isinstance(value, str):
+            if is_secret_name(key) and _literal(value):
+                return True
+            strings[key] = value
+    if strings.get("kind") == "Secret":
+        return True  # the token walk finds its data
+    name = next((strings[k] for k in _NAME_KEYS if k in strings), None)
+    value = next((strings[k] for k in _VALUE_KEYS if k in strings), None)
+    return name is not None and value is not None and _pair_name(name) and _literal(value)
 
 
 class _JsonWalk:
@@ -305,37 +373,80 @@ def _close(frame: _Frame, stack: list[_Frame], hits: list[StructHit]) -> None:
 # ---------------------------------------------------------------- YAML: a bounded composer
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    """SafeLoader whose composer refuses nesting past MAX_DEPTH (PyYAML composes by recursion)."""
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when built with it
+_RESOLVER = yaml.resolver.Resolver()
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        self._depth += 1
-        try:
-            if self._depth > MAX_DEPTH:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise Unredactable(f"YAML nested deeper than {MAX_DEPTH} levels", mark.index)
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
+def _compose(text: str) -> list[yaml.Node]:
+    """PyYAML nodes built from the parser's events with an explicit stack.
+
+    PyYAML's own composer recurses once per level (a RecursionError on deep input); this one cannot,
+    and it refuses nesting past MAX_DEPTH itself. Aliases become shared nodes, as in PyYAML."""
+    documents: list[yaml.Node] = []
+    stack: list[yaml.Node] = []
+    keys: list[yaml.Node | None] = []  # per open mapping: the key waiting for its value
+    anchors: dict[str, yaml.Node] = {}
+    events: Iterator[Any] = yaml.parse(text, Loader=_LOADER)  # marks of libyaml or PyYAML: both have .index
+    for event in events:
+        node: yaml.Node
+        kind = type(event)  # compared by identity: `event` stays Any (libyaml's marks are typed apart)
+        if kind is yaml.AliasEvent:
+            if event.anchor not in anchors:
+                raise Unredactable(f"YAML alias *{event.anchor} names no anchor", event.start_mark.index)
+            node = anchors[event.anchor]
+        elif kind is yaml.ScalarEvent:
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)  # type: ignore[no-untyped-call]
+            node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+        elif kind in (yaml.MappingStartEvent, yaml.SequenceStartEvent):
+            if len(stack) >= MAX_DEPTH:
+                raise Unredactable(f"YAML nested deeper than {MAX_DEPTH} levels", event.start_mark.index)
+            mapping = kind is yaml.MappingStartEvent
+            cls = yaml.MappingNode if mapping else yaml.SequenceNode
+            node = cls(event.tag or "", [], event.start_mark, event.end_mark, flow_style=event.flow_style)
+            if event.anchor is not None:
+                anchors[event.anchor] = node
+            _attach(node, stack, keys, documents)
+            stack.append(node)
+            keys.append(None)
+            continue
+        elif kind in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
+            stack.pop().end_mark = event.end_mark
+            keys.pop()
+            continue
+        else:  # stream and document boundaries
+            continue
+        if kind is yaml.ScalarEvent and event.anchor is not None:
+            anchors[event.anchor] = node
+        _attach(node, stack, keys, documents)
+    return documents
+
+
+def _attach(
+    node: yaml.Node, stack: list[yaml.Node], keys: list[yaml.Node | None], docs: list[yaml.Node]
+) -> None:
+    if not stack:
+        docs.append(node)
+        return
+    parent = stack[-1]
+    if isinstance(parent, yaml.MappingNode):
+        key = keys[-1]
+        if key is None:
+            keys[-1] = node
+        else:
+            parent.value.append((key, node))
+            keys[-1] = None
+    else:
+        parent.value.append(node)
 
 
 def yaml_spans(text: str) -> list[StructHit] | None:
     """Secret spans of a YAML stream; None when it does not parse (the caller decides what that means)."""
-    loader = _BoundedLoader(text)
     try:
-        documents: list[yaml.Node] = []
-        while loader.check_node():
-            node = loader.get_node()
-            if node is not None:
-                documents.append(node)
+        documents = _compose(text)
     except yaml.YAMLError:
         return None
-    finally:
-        loader.dispose()
     _bound_expansion(documents)
     hits: list[StructHit] = []
     seen: set[int] = set()
