@@ -25,8 +25,14 @@ class VrfNames:
             if not self.platforms.get(d.target):
                 self.platforms[d.target] = d.record.platform
         self._cache: dict[tuple[str, str], str] = {}
-        self._plain = not ctx.intent.vrf_aliases and "sonic" not in self.platforms.values()
         self._declared = declared_vrfs(ctx.intent.tiers)
+        # Nothing to translate (the common case, and a fleet-sized saving): no alias, no SONiC device,
+        # and no declared name that is another declared name's SONiC spelling.
+        self._plain = (
+            not ctx.intent.vrf_aliases
+            and "sonic" not in self.platforms.values()
+            and all(ctx.intent.canonical_vrf(n) == n for n in self._declared)
+        )
 
     @classmethod
     def of(cls, ctx: CheckContext) -> VrfNames:

@@ -99,3 +99,13 @@ def test_leak_statements_name_their_vrfs() -> None:
     }
     assert leak_vrfs("ip route vrf A 10.0.0.0/8 10.1.1.1 nexthop-vrf B") == {"A", "B"}
     assert leak_vrfs("ip route vrf A 10.0.0.0/8 egress-vrf A 10.1.1.1") == {"A"}  # back into itself
+
+
+def test_both_declared_spellings_fold_without_aliases_or_sonic() -> None:
+    tiers = dict(TIERS, backend={"cidrs": ["10.30.0.0/15"], "vrfs": ["RDMA-A", "Vrf-RDMA-A"]})
+    ctx = CheckContext(
+        intent=Intent.model_validate({"tiers": tiers}),
+        facts=FactView([]),
+        targets=(TargetView("e1", "device", "eos", Tier.BACKEND, "leaf", TargetStatus.OK, None),),
+    )
+    assert VrfNames.of(ctx).canonical("e1", "Vrf-RDMA-A") == "RDMA-A"
