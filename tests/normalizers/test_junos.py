@@ -79,14 +79,16 @@ def test_interfaces_units_groups_and_inactive(leaf: NormalizeResult) -> None:
     assert intfs["et-0/0/0"].mtu == 9000  # configured value wins over the group
     assert intfs["et-0/0/1"].mtu == 9216  # inherited from apply-groups JUMBO <et-*>
     assert intfs["et-0/0/48"].port_channel == "ae1"
-    access = intfs["et-0/0/0.0"]
+    assert not any(name.endswith(".0") for name in intfs)  # unit 0 is read into its port
+    assert "irb" not in intfs  # the SVI container itself is no interface
+    access = intfs["et-0/0/0"]
     assert (access.switchport, access.mode, access.access_vlan) == (True, "access", 200)
-    trunk = intfs["et-0/0/1.0"]
+    trunk = intfs["et-0/0/1"]
     assert (trunk.mode, trunk.trunk_allowed_vlans) == ("trunk", [(200, 200), (210, 211)])
-    assert intfs["ae1.0"].ipv4 == ["10.30.0.1/31"] and intfs["ae1.0"].type == "port-channel"
+    assert intfs["ae1"].ipv4 == ["10.30.0.1/31"] and intfs["ae1"].type == "port-channel"
     assert (intfs["irb.200"].vrf, intfs["irb.200"].type) == ("TENANT-A", "vlan")
-    assert intfs["em0.0"].vrf == "mgmt_junos"  # system management-instance
-    assert intfs["lo0.0"].vrf == "default"
+    assert intfs["em0"].vrf == "mgmt_junos"  # system management-instance
+    assert intfs["lo0"].vrf == "default"
 
 
 def test_vrfs_route_targets_and_l3_vni(leaf: NormalizeResult) -> None:
@@ -136,8 +138,8 @@ def test_firewall_filter_terms_and_the_re_fence(leaf: NormalizeResult) -> None:
 
 def test_vlans_and_vnis(leaf: NormalizeResult) -> None:
     vlans = {v.vlan_id: v for v in _of(leaf, Vlan)}  # type: ignore[attr-defined]
-    assert vlans[200].interfaces == ["et-0/0/0.0", "et-0/0/1.0"]  # type: ignore[attr-defined]
-    assert vlans[210].interfaces == ["et-0/0/1.0"]  # type: ignore[attr-defined]
+    assert vlans[200].interfaces == ["et-0/0/0", "et-0/0/1"]  # type: ignore[attr-defined]
+    assert vlans[210].interfaces == ["et-0/0/1"]  # type: ignore[attr-defined]
     assert [(v.vni, v.vlan) for v in _of(leaf, VxlanVni)] == [(10200, 200)]  # type: ignore[attr-defined]
 
 
@@ -187,9 +189,10 @@ def test_batfish_interfaces_set_format() -> None:
     intfs = _by_name(result)
     assert intfs["ge-1/0/0"].port_channel == "ae0"
     # `vlan members all` with no interface-mode: an access port (Junos's default) in no single VLAN
-    assert (intfs["xe-0/0/0:0.0"].mode, intfs["xe-0/0/0:0.0"].access_vlan) == ("access", None)
+    assert (intfs["xe-0/0/0:0"].mode, intfs["xe-0/0/0:0"].access_vlan) == ("access", None)
+    assert intfs["ge-2/0/0.1"].type == "ethernet"  # a unit other than 0 is a sub-interface
     assert intfs["irb.5"].ipv4 == ["1.2.3.1/24"]
-    assert intfs["vme.0"].type == "management"
+    assert intfs["vme"].type == "management"
     assert any("bippetyboppety" in p.message for p in result.problems)
 
 

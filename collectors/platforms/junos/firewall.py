@@ -24,6 +24,7 @@ from typing import Literal
 
 from auditor.facts.network import Acl, AclBinding, AclEntry, MgmtService
 from collectors.parsing.config_tree import Context
+from collectors.platforms.junos.interfaces import canonical
 from collectors.platforms.junos.tree import Node
 
 Family = Literal["ipv4", "ipv6", "mac"]
@@ -225,7 +226,7 @@ def read_bindings(ctx: Context, root: Node, vrf_of: dict[str, str]) -> list[AclB
     out: list[AclBinding] = []
     for ifd, node in root.items("interfaces"):
         for unit_no, unit in node.items("unit"):
-            name = f"{ifd}.{unit_no}"
+            name = canonical(f"{ifd}.{unit_no}")
             for family in _FAMILIES:
                 flt = unit.get("family", family, "filter")
                 if flt is None:

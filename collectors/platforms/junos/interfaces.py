@@ -1,9 +1,11 @@
 """Junos `interfaces` and `vlans` -> Interface, Vlan, VxlanVni facts.
 
 Junos configures a physical port (IFD, `ge-0/0/0`) and its logical units (IFL, `ge-0/0/0.0`);
-addresses, VLAN membership, filters and the routing instance belong to units. One Interface fact is
-made per IFD (state, MTU, description, LAG membership) and one per unit (`<ifd>.<unit>`, addresses,
-switching, VRF), the names NAPALM's junos getters use. Defaults read here:
+addresses, VLAN membership, filters and the routing instance belong to units. A port is one
+Interface fact: its unit 0 (how a switch or routed port is configured) is read into the IFD's record,
+under the IFD's name (`et-0/0/1`), so a port is checked once; other units are sub-interfaces named
+`<ifd>.<unit>`, and the units of `irb`/`vlan` (SVIs) keep their unit (`irb.200`), the bare container
+giving no fact. `canonical()` gives that name wherever a unit is referred to. Defaults read here:
 - an IFD or unit is enabled unless `disable`; a unit of a disabled IFD is disabled;
 - the unit's MTU is its `family inet mtu`, else the IFD's `mtu` (Junos counts L2 headers in the IFD
   MTU; the figure is kept as configured);
@@ -107,8 +109,19 @@ def _addresses(unit: Node, family: str) -> list[str]:
     return out
 
 
+_CONTAINERS = frozenset({"vlan"})  # interface kinds whose units are the interfaces (irb.N, vlan.N)
+
+
+def canonical(name: str) -> str:
+    """The fact name of a Junos interface or unit: `et-0/0/1.0` -> `et-0/0/1`; `irb.200` stays."""
+    ifd, dot, unit = name.rpartition(".")
+    if dot and unit == "0" and interface_type(ifd) not in _CONTAINERS:
+        return ifd
+    return name
+
+
 def read_interfaces(ctx: Context, root: Node, vrf_of: dict[str, str], vlans: Vlans) -> list[Interface]:
-    """IFD and unit facts. `vrf_of` maps a unit name to its routing instance (others: default)."""
+    """Port and sub-interface facts. `vrf_of` maps a unit name to its routing instance (others: default)."""
     device = ctx.device
     out: list[Interface] = []
     for ifd, node in root.items("interfaces"):
@@ -119,21 +132,31 @@ def read_interfaces(ctx: Context, root: Node, vrf_of: dict[str, str], vlans: Vla
         mtu = _int(node.value("mtu"))
         lag = node.value("gigether-options", "802.3ad") or node.value("ether-options", "802.3ad")
         native = _int(node.value("native-vlan-id"))
-        out.append(
-            Interface(
-                device=device,
-                name=ifd,
-                type=kind,
-                description=node.value("description"),
-                enabled=enabled,
-                mtu=mtu,
-                speed_mbps=_speed(node.value("speed")),
-                port_channel=lag,
-                vrf=vrf_of.get(ifd, "default"),
-            )
+        port = Interface(
+            device=device,
+            name=ifd,
+            type=kind,
+            description=node.value("description"),
+            enabled=enabled,
+            mtu=mtu,
+            speed_mbps=_speed(node.value("speed")),
+            port_channel=lag,
+            vrf=vrf_of.get(ifd, "default"),
         )
-        for unit_no, unit in node.items("unit"):
-            out.append(_unit(ctx, ifd, unit_no, unit, enabled, mtu, native, vrf_of, vlans))
+        units = [_unit(ctx, ifd, n, u, enabled, mtu, native, vrf_of, vlans) for n, u in node.items("unit")]
+        merged = next((u for u in units if u.name == ifd), None)  # unit 0, under the port's name
+        if merged is not None:
+            port = merged.model_copy(
+                update={
+                    "type": kind if kind != "other" else merged.type,
+                    "description": port.description or merged.description,
+                    "speed_mbps": port.speed_mbps,
+                    "port_channel": lag,
+                }
+            )
+        if kind not in _CONTAINERS or not units:
+            out.append(port)
+        out += [u for u in units if u.name != ifd]
     return out
 
 
@@ -148,7 +171,7 @@ def _unit(
     vrf_of: dict[str, str],
     vlans: Vlans,
 ) -> Interface:
-    name = f"{ifd}.{unit_no}"
+    name = canonical(f"{ifd}.{unit_no}")
     switching = unit.get("family", "ethernet-switching")
     mode = None
     access_vlan = None

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from auditor.facts.network import BgpNeighbor, Route, Vrf
 from collectors.parsing.config_tree import Context
+from collectors.platforms.junos.interfaces import canonical
 from collectors.platforms.junos.tree import Node
 
 MGMT_INSTANCE = "mgmt_junos"
@@ -38,7 +39,8 @@ class Instances:
 
 def _unit_names(name: str) -> list[str]:
     """A routing instance lists units (`xe-0/0/1.0`); a bare IFD means unit 0."""
-    return [name] if "." in name else [name, f"{name}.0"]
+    names = [name] if "." in name else [name, f"{name}.0"]
+    return [*names, canonical(name)]
 
 
 def read_instances(ctx: Context, root: Node) -> Instances:
@@ -64,7 +66,7 @@ def read_instances(ctx: Context, root: Node) -> Instances:
                 l3_vni=_int(node.value("protocols", "evpn", "ip-prefix-routes", "vni")),
                 leaks=[f"vrf-import {p}" for p in node.values("vrf-import")]
                 + [f"vrf-export {p}" for p in node.values("vrf-export")],
-                interfaces=sorted(interfaces),
+                interfaces=sorted({canonical(i) for i in interfaces}),
             )
         )
     if root.has("system", "management-instance"):
