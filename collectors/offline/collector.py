@@ -45,6 +45,7 @@ SUPPORTED = (
     "describe_* JSON (.json, .json.gz), VPC flow logs (text, .gz, Parquet), OpenSM partitions.conf, "
     "exported captures (*.captures.jsonl)"
 )
+PARQUET_MAGIC = b"PAR1"
 SELF_CHECKED_GZIP = frozenset({"aws.flowlog"})  # its normalizer reads the stream and names the damaged line
 
 
@@ -137,6 +138,8 @@ class OfflineFilesCollector:
             return None
         if aws is not None:
             return Classified("aws.describe"), aws.meta()
+        if head.startswith(PARQUET_MAGIC):  # AWS delivers flow logs as Parquet when asked to
+            return Classified("aws.flowlog"), {}
         found = classify(item.path, head)
         if found is None or found.format == "unknown":
             damage = _gzip_file_damage(item.path, limit)
@@ -207,6 +210,13 @@ class OfflineFilesCollector:
             fabric = hostname or "infiniband"
             spec = TargetSpec(TargetKind.IB_FABRIC, fabric, self.name, "opensm", Tier.BACKEND)
             return spec, fmt, {"fabric": fabric}, None
+        if fmt != "aws.flowlog":  # a format classify() knows but no target kind here reads: say so
+            problem = Problem(
+                _rel(path, config),
+                f"recognised as {fmt}, which offline files cannot be audited as",
+                hint="report this as a bug with the file attached",
+            )
+            return None, fmt, {}, problem
         rel_root = _rel(config.resolve(source.path), config)
         meta = {"source": _rel(path, config)}
         return TargetSpec(TargetKind.FLOW_LOGS, f"flowlogs:{rel_root}", self.name, "aws"), fmt, meta, None

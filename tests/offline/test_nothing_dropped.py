@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
 from tests.e2e.conftest import LAB, run_cli
@@ -186,3 +187,17 @@ def test_unreadable_directory_or_file_is_a_named_problem_and_exit_3(
     ), (_problems(report), result.stderr)
     assert report["run"]["status"] == "partial"
     assert result.returncode == 3
+
+
+def test_a_parquet_flow_log_is_read_not_reported(tmp_path: Path) -> None:
+    folder = tmp_path / "evidence"
+    folder.mkdir()
+    duckdb.connect().execute(
+        "COPY (SELECT 2 AS version, '111122223333' AS account_id, 'eni-1' AS interface_id, "
+        "'10.20.1.5' AS srcaddr, '10.250.10.21' AS dstaddr, 40000 AS srcport, 623 AS dstport, 17 AS protocol, "
+        "2 AS packets, 200 AS bytes, 1764583200 AS start, 1764583260 AS \"end\", 'ACCEPT' AS action, "
+        f"'OK' AS log_status) TO '{folder / 'flows.parquet'}' (FORMAT PARQUET)"
+    )
+    _, report, out = _audit(tmp_path)
+    assert _problems(report) == [], out
+    assert [(t["name"], t["captures"]) for t in report["targets"]] == [("flowlogs:evidence", 1)]
