@@ -31,18 +31,22 @@ class AwsFile:
 
 
 def detect(path: Path, head: bytes, origin: str) -> AwsFile | Problem | None:
+    keys = top_level_keys(head.decode("utf-8", errors="replace"))
     named = match_name(path.name)
     if named is not None:
         cli, resource = named
         problem = resource_problem(cli, resource)
-        if problem is not None:
+        if problem is None:
+            return AwsFile(cli.kind, resource)
+        if (
+            cli.key is not None and cli.key in keys
+        ):  # the CLI's output under a name that cannot be its resource
             return Problem(
                 origin, f"{problem}: a {cli.suffixes[0]} file is named after its {cli.resource}", hint=_HINT
             )
-        return AwsFile(cli.kind, resource)
+        # anything else (an OpenShift `app.routes.json`, ...) is judged by its content below
     if not path.name.lower().endswith((".json", ".json.gz")):
         return None
-    keys = top_level_keys(head.decode("utf-8", errors="replace"))
     if keys & RESPONSE_KEYS:
         return AwsFile()
     for key in sorted(keys & UNNAMED_KEYS):

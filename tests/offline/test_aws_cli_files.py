@@ -159,8 +159,8 @@ def test_a_partial_route_table_stays_unknown_where_its_files_are_missing(tmp_pat
             "save it as BUCKET.object-lock.json",
         ),
         ("r.json", (CLI / "tgw-rtb-0a1b2c3d4e5f60001.routes.json").read_text(), "TGW-RTB-ID.routes.json"),
-        ("Bad_Bucket.object-lock.json", "{}", "is not an S3 bucket name"),
-        ("rtb-1.routes.json", "{}", "is not a transit gateway route table id"),
+        ("Bad_Bucket.object-lock.json", '{"ObjectLockConfiguration": {}}', "is not an S3 bucket name"),
+        ("rtb-1.routes.json", '{"Routes": []}', "is not a transit gateway route table id"),
     ],
 )
 def test_a_cli_file_that_cannot_name_its_resource_is_a_problem(
@@ -198,3 +198,13 @@ def test_a_failed_or_wrong_cli_output_is_a_problem_not_a_fact(
     assert len(captures) == 1
     assert any(words in p.message for p in problems), problems
     assert view.of(AwsFlowLogDestination) == [] and view.of(AwsTgwRouteTable) == []
+
+
+def test_a_kubernetes_route_named_like_a_cli_file_is_not_taken_for_one(tmp_path: Path) -> None:
+    """An OpenShift Route list saved as `app.routes.json` is a manifest, not search-transit-gateway-routes."""
+    from collectors.offline.aws_files import detect
+
+    route = {"apiVersion": "route.openshift.io/v1", "kind": "Route", "metadata": {"name": "app"}}
+    path = tmp_path / "app.routes.json"
+    path.write_text(json.dumps(route))
+    assert detect(path, path.read_bytes(), "app.routes.json") is None
