@@ -4,7 +4,8 @@ Per destination of an ACTIVE flow log: an S3 bucket with Object Lock enabled and
 (GOVERNANCE or COMPLIANCE; the mode is reported) of at least `intent.flow_logs.retention_days`; or a
 CloudWatch Logs group whose retention is at least that (or never expires). A Kinesis Data Firehose
 destination hands the records on: where they end up is not in the evidence, so it is NOT_ASSESSED, as
-is a destination whose settings were not collected (another account's bucket, missing permission).
+is a destination whose settings were not collected (another account's bucket, missing permission), or
+a bucket whose Object Lock file (`<bucket>.object-lock.json`) is missing while its versioning is known.
 """
 
 from __future__ import annotations
@@ -112,7 +113,8 @@ class FlowLogsImmutable(Check):
                 bucket = rec.destination.removeprefix("arn:aws:s3:::")
                 reason = (
                     f"{subject} (used by {logs}): its Object Lock configuration is not in the evidence "
-                    f"(add {bucket}.object-lock.json: aws s3api get-object-lock-configuration --bucket {bucket})"
+                    f"(add {bucket}.object-lock.json: "
+                    f"aws s3api get-object-lock-configuration --bucket {bucket})"
                 )
                 return self.not_assessed(subject, reason, target=dest.target, expected=expected)
             if not rec.object_lock_enabled:
