@@ -62,7 +62,7 @@ def describe(m: Mismatch) -> str:
             for p in (m.table, f"row {m.row}" if m.row else None, f"field {m.field}" if m.field else None)
             if p
         ]
-        where = f" [{', '.join(parts)}]" if parts else ""
+        where = f" ({', '.join(parts)})" if parts else ""
     return f"{m.what}{where}: {m.detail}"
 
 

@@ -151,7 +151,7 @@ def test_cli_keys_verify_pubkey_runs_list_report_and_check(tmp_path: Path) -> No
     engine.dispose()
     bad = run_cli("verify", "--store", url, "--run", str(signed), "--pubkey", pub)
     assert bad.returncode == 1
-    assert "config [runs, row 1, field config.waivers]" in bad.stdout.replace("\n", " "), bad.stdout
+    assert "config (runs, row 1, field config.waivers)" in bad.stdout.replace("\n", " "), bad.stdout
     out = tmp_path / "out"
     report = run_cli("report", "--store", url, "--run", str(signed), "-f", "json", "-o", str(out))
     assert report.returncode == 1 and "NOT VERIFIED" in report.stdout, report.stdout + report.stderr
