@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from pypdf import PdfReader
 from sqlalchemy import Engine, text, update
 
 from auditor.errors import ConfigError
@@ -158,9 +159,13 @@ def test_cli_keys_verify_pubkey_runs_list_report_and_check(tmp_path: Path) -> No
     doc = json.loads((out / f"run-{signed}.json").read_text())
     assert doc["verification"]["verified"] is False
     assert doc["verification"]["mismatch"]["what"] == "config"
-    report = run_cli("report", "--store", url, "--run", str(unsigned), "-f", "json", "-o", str(out))
+    report = run_cli(
+        "report", "--store", url, "--run", str(unsigned), "-f", "json", "-f", "pdf", "-o", str(out)
+    )
     assert report.returncode == 0, report.stdout + report.stderr
     assert json.loads((out / f"run-{unsigned}.json").read_text())["verification"]["signature"] == "unsigned"
+    cover = " ".join((PdfReader(out / f"run-{unsigned}.pdf").pages[0].extract_text() or "").split())
+    assert "seal UNSIGNED" in cover, cover
     check = run_cli("check", "--store", url, "--run", str(signed))
     assert check.returncode == 2, check.stdout + check.stderr
     assert "does not verify, re-checking refused" in (check.stdout + check.stderr).replace("\n", " ")
