@@ -3,6 +3,7 @@ may change once it is sealed, whatever the SQL (REPLACE, upsert, TRUNCATE); and 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 import pytest
@@ -18,7 +19,7 @@ from auditor.store.writer import RunWriter
 from tests.store.tamper_kit import SIGNER, build_run
 
 
-def refused(engine: Engine, sql: str, params: dict[str, object] | None = None) -> None:
+def refused(engine: Engine, sql: str, params: Mapping[str, object] | None = None) -> None:
     with pytest.raises(DBAPIError, match="auditor: "), engine.begin() as conn:
         conn.execute(text(sql), params or {})
 
