@@ -11,7 +11,7 @@ Behaviour = Literal["ok", "hang", "close_mid_output", "silent_tcp"]
 @dataclass
 class Device:
     name: str
-    platform: str  # eos (eAPI) | nxos_ssh | ios | cumulus | sonic | onyx (SSH)
+    platform: str  # eos (eAPI) | nxos_ssh | ios | cumulus | sonic | onyx (SSH) | junos (NETCONF over SSH)
     text: dict[str, str] = field(default_factory=dict)  # command -> CLI text output
     json: dict[str, Any] = field(default_factory=dict)  # eAPI: command -> JSON result (format=json)
     username: str = "audit"

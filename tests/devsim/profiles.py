@@ -132,4 +132,19 @@ def onyx(name: str, **kw: Any) -> Device:
     return Device(name, "onyx", text=text, **kw)
 
 
-BUILDERS = {"eos": eos, "nxos_ssh": nxos, "ios": ios, "cumulus": cumulus, "sonic": sonic, "onyx": onyx}
+def junos(name: str, **kw: Any) -> Device:
+    """A Juniper QFX switch reached over NETCONF/SSH by NAPALM's junos driver (tests/devsim/netconf.py).
+    Its committed config is the Junos fixture (tests/fixtures/junos/ai_leaf.conf) under this name."""
+    config = (FIXTURES / "junos" / "ai_leaf.conf").read_text().replace("be-leaf-qfx1", name)
+    return Device(name, "junos", text={"show configuration": config}, **kw)
+
+
+BUILDERS = {
+    "eos": eos,
+    "nxos_ssh": nxos,
+    "ios": ios,
+    "cumulus": cumulus,
+    "sonic": sonic,
+    "onyx": onyx,
+    "junos": junos,
+}

@@ -14,6 +14,7 @@ import asyncssh
 
 from tests.devsim.allowlist import CommandLog
 from tests.devsim.device import Device
+from tests.devsim.netconf import serve_netconf
 
 
 class _Auth(asyncssh.SSHServer):
@@ -107,6 +108,9 @@ async def serve_ssh(
         return server
 
     async def handle(process: Any) -> None:
+        if process.subsystem == "netconf":  # Junos through NAPALM/junos-eznc: NETCONF, not a CLI
+            await serve_netconf(process, device, log)
+            return
         await _shell(process, device, log)
         with contextlib.suppress(Exception):
             process.exit(0)

@@ -1,6 +1,6 @@
-"""NAPALM's junos driver as the collector builds it: read-only and host-key verified. No NETCONF
-server is simulated (tests/devsim speaks SSH CLI and eAPI only), so these tests stop before `open()`:
-they check what the driver would send and how it would verify the host."""
+"""NAPALM's junos driver as the collector builds it: read-only and host-key verified. These tests stop
+before `open()` (tests/network/test_junos_live.py connects to the simulator): they check what the driver
+would send and how it would verify the host."""
 
 from __future__ import annotations
 

@@ -57,6 +57,7 @@ class ReadOnlyJunOSDriver(JunOSDriver):  # type: ignore[misc]
             ssh_private_key_file=napalm_args.get("key_file"),
             ssh_config=self._ssh_config.name,
             hostkey_verify=verify,
+            gather_facts=False,  # facts are read by get_facts when asked, not at every connect
             conn_open_timeout=int(args.get("conn_timeout") or timeout),
         )
 
