@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 
 from auditor.config.models import Waiver
 from auditor.enums import RunStatus, Severity, Status, TargetStatus, Tier, WaiverState
-from auditor.evidence.verify import verify_run
+from auditor.evidence.verify import VerifyResult, verify_run
 from auditor.pipeline.waivers import matches, stored_waivers, waiver_json
 from auditor.store.reader import RunReader
 from checks.base import Check
@@ -74,9 +74,12 @@ def waiver_uses(config: dict[str, Any], started: datetime, findings: list[Findin
     return uses
 
 
-def verification(engine: Engine, run_id: int, pubkey: bytes | None = None) -> Verification:
-    """Recompute the chain now, so the pack says whether its evidence still matches the seal."""
-    result = verify_run(engine, run_id, pubkey)
+def verification(
+    engine: Engine, run_id: int, pubkey: bytes | None = None, result: VerifyResult | None = None
+) -> Verification:
+    """Recompute the chain now (unless the caller just did), so the pack says whether its evidence
+    still matches the seal."""
+    result = result if result is not None else verify_run(engine, run_id, pubkey)
     first = result.mismatches[0] if result.mismatches else None
     return Verification(
         verified=result.ok,
@@ -94,6 +97,7 @@ def build_report_data(
     *,
     verify: bool = True,
     pubkey: bytes | None = None,
+    verified: VerifyResult | None = None,
 ) -> ReportData:
     reader = RunReader(engine, run_id)
     run = reader.run_row()
@@ -177,6 +181,6 @@ def build_report_data(
         summary=ReportData.summarize(findings),
         controls=control_matrix(load_frameworks() if frameworks is None else frameworks, findings),
         waivers=waiver_uses(run.config, run.started_at, findings),
-        verification=verification(engine, run_id, pubkey) if verify else None,
+        verification=verification(engine, run_id, pubkey, verified) if verify else None,
         redactions=redaction_report(captures.values(), reader.problems()),
     )

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
+from auditor.evidence.verify import VerifyResult
 from checks.base import check_registry
 from reports.base import report_registry
 from reports.build import build_report_data
@@ -21,11 +22,18 @@ def check_formats(formats: Iterable[str]) -> None:
 
 
 def render_reports(
-    engine: Engine, run_id: int, formats: Iterable[str], output: Path, pubkey: bytes | None = None
+    engine: Engine,
+    run_id: int,
+    formats: Iterable[str],
+    output: Path,
+    pubkey: bytes | None = None,
+    verified: VerifyResult | None = None,
 ) -> list[Path]:
-    """`pubkey` pins the key the seal must be signed with for the reports to say "verified"."""
+    """`pubkey` pins the key the seal must be signed with for the reports to say "verified";
+    `verified` is a verification the caller just made of this run with that key (not repeated)."""
     registry = report_registry()
-    data = build_report_data(engine, run_id, [c for _, c in check_registry().items()], pubkey=pubkey)
+    checks = [c for _, c in check_registry().items()]
+    data = build_report_data(engine, run_id, checks, pubkey=pubkey, verified=verified)
     output.mkdir(parents=True, exist_ok=True)
     paths = []
     for fmt in formats:

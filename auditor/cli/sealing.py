@@ -113,7 +113,7 @@ def report(
     pin = pin_for(config, pubkey)
     result = verify_run(engine, run_id, pin)
     try:
-        paths = render_reports(engine, run_id, report_format, output, pin)
+        paths = render_reports(engine, run_id, report_format, output, pin, result)
     except (KeyError, ValueError, TypeError) as exc:
         if result.ok:
             raise
