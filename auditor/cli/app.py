@@ -68,8 +68,14 @@ def audit(
         typer.Option(min=1, max=512, help="concurrent collection workers (default: collection.workers, 16)"),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    signing_key: Annotated[
+        Path | None,
+        typer.Option(
+            "--signing-key", help="sign the seal with this Ed25519 private key (PEM); overrides signing:"
+        ),
+    ] = None,
 ) -> None:
-    """Collect evidence, check it, seal the run and write the reports."""
+    """Collect evidence, check it, seal the run (signed when a key is given) and write the reports."""
     from auditor.cli.render import print_outcome
     from auditor.pipeline.audit import run_audit
 
@@ -81,6 +87,11 @@ def audit(
         updates["output"] = output.resolve()
     if report_format:
         updates["reports"] = report_format
+    if signing_key:
+        from auditor.config.models import SigningSettings
+
+        pin = cfg.signing.public_key if cfg.signing else None
+        updates["signing"] = SigningSettings(key_file=signing_key.resolve(), public_key=pin)
     cfg = cfg.model_copy(update=updates) if updates else cfg
     engine = open_store(cfg.store_url())
     with LiveProgress(enabled=not quiet and console.is_terminal) as progress:

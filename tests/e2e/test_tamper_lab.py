@@ -28,14 +28,11 @@ def flat(result: Any) -> str:
 
 @pytest.fixture
 def sealed_lab(lab: Path) -> Path:
-    """The lab audited once, its seal signed with a key the config pins."""
-    generate_keypair(lab / "keys")
+    """The lab audited once, its seal signed (--signing-key) with a key the config pins."""
+    private, _, _ = generate_keypair(lab / "keys")
     config = lab / "auditor.yaml"
-    config.write_text(
-        config.read_text()
-        + "\nsigning:\n  key_file: keys/auditor-signing.key\n  public_key: keys/auditor-signing.pub\n"
-    )
-    audit = run_cli("audit", "-c", str(config), "--quiet")
+    config.write_text(config.read_text() + "\nsigning:\n  public_key: keys/auditor-signing.pub\n")
+    audit = run_cli("audit", "-c", str(config), "--quiet", "--signing-key", str(private))
     assert audit.returncode == 1, audit.stdout + audit.stderr
     return lab
 

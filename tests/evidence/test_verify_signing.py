@@ -184,3 +184,29 @@ def test_env_is_not_leaked_into_the_store(tmp_path: Path) -> None:
     assert raw not in blob and raw.hex().encode() not in blob
     assert b"PRIVATE KEY" not in blob
     assert os.environ.get("AUDITOR_TEST_KEY") is None
+
+
+def test_the_config_names_the_signing_key_and_the_pin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auditor.config.models import AuditConfig
+    from auditor.evidence.signing import pinned_key, signer_for
+
+    private, public, fp = generate_keypair(tmp_path / "keys")
+    config = AuditConfig.model_validate(
+        {"signing": {"key_file": "keys/auditor-signing.key", "public_key": "keys/auditor-signing.pub"}}
+    ).model_copy(update={"base_dir": tmp_path})
+    signer = signer_for(config)
+    assert signer is not None and signer.fingerprint == fp
+    assert pinned_key(None, config) == signer.public_raw
+    assert pinned_key("ab" * 32, config) == bytes.fromhex("ab" * 32)  # --pubkey wins over the config
+    monkeypatch.setenv("AUDITOR_SIGNING_KEY", private.read_text())
+    by_env = AuditConfig.model_validate({"signing": {"key_env": "AUDITOR_SIGNING_KEY"}})
+    assert signer_for(by_env) is not None and signer_for(AuditConfig()) is None
+    only_pin = AuditConfig.model_validate({"signing": {"public_key": str(public)}})
+    assert signer_for(only_pin) is None
+    with pytest.raises(ValueError, match="not both"):
+        AuditConfig.model_validate({"signing": {"key_file": "a", "key_env": "B"}})
+    missing = config.model_copy(update={"base_dir": tmp_path / "elsewhere"})
+    with pytest.raises(ConfigError, match="cannot read"):
+        signer_for(missing)
