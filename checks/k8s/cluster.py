@@ -104,15 +104,25 @@ class ClusterModel:
     def _peer_representatives(self, namespace: str) -> list[Workload]:
         """Pods of the namespace that rule peers name: a minimal pod per pod selector of a peer."""
         out: dict[object, Workload] = {}
-        for policy in self.compiled.all():
-            for direction in ("Ingress", "Egress"):
-                for rule in policy.rules(direction):
-                    for peer in rule.peers or ():
-                        if peer.witness is None or (peer.namespace not in (None, namespace)):
-                            continue
-                        w = Workload(namespace, "any-pod", "Pod", peer.witness)
-                        out.setdefault(w.class_key(), w)
+        by_ns = self._witnesses()
+        for labels in [*by_ns.get(None, ()), *by_ns.get(namespace, ())]:
+            w = Workload(namespace, "any-pod", "Pod", labels)
+            out.setdefault(w.class_key(), w)
         return list(out.values())
+
+    def _witnesses(self) -> dict[str | None, list[tuple[tuple[str, str], ...]]]:
+        """Pod labels of every rule peer with a pod selector, by the namespace the peer is confined to."""
+
+        def build() -> list[dict[str | None, list[tuple[tuple[str, str], ...]]]]:
+            found: dict[str | None, dict[tuple[tuple[str, str], ...], None]] = {}
+            for policy in self.compiled.all():
+                for rule in (*policy.ingress, *policy.egress):
+                    for peer in rule.peers or ():
+                        if peer.witness is not None:
+                            found.setdefault(peer.namespace, {}).setdefault(peer.witness, None)
+            return [{k: list(v) for k, v in found.items()}]
+
+        return self.cached(("witnesses", ""), build)[0]
 
     def _subjects(self, namespace: str) -> list[Subject]:
         """The pods checks judge: every actual pod class and every representative. Pods that differ only
@@ -149,10 +159,6 @@ class ClusterModel:
         for w in self.peer_representatives(namespace):
             out.setdefault(w.class_key(), w)
         return list(out.values())
-
-    def all_pods(self) -> list[Workload]:
-        """Every pod (actual and representative) of every namespace, as peers."""
-        return self.cached(("all-pods", ""), lambda: [w for n in self.namespaces for w in self.everyone(n)])
 
     # --- memoized views (checks ask them per namespace, many times) ---------------------------
 

@@ -61,6 +61,7 @@ class PeerKind(StrEnum):
 
 
 PodMatch = Callable[[Workload, NsLabels], bool]
+NsMatch = Callable[[str, Mapping[str, str]], bool]  # namespace name and labels
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,19 @@ class Peer:
     witness: tuple[tuple[str, str], ...] | None = None  # labels of a pod it matches (representatives)
     names: tuple[str, ...] = ()  # FQDN names, SERVICE name
     key: str = ""  # what makes two peers equal (texts may differ in spelling)
+    in_namespace: NsMatch | None = field(
+        default=None, compare=False
+    )  # a fast filter: may it match pods there?
+
+    def may_match_in(self, namespace: str, ns_labels: NsLabels) -> bool:
+        """False only when no pod of the namespace can match (lets callers skip whole namespaces)."""
+        if self.kind in (PeerKind.WORLD, PeerKind.NODES, PeerKind.FQDN, PeerKind.UNKNOWN):
+            return False
+        if self.kind == PeerKind.ADDRESSES and not self.selects_pods:
+            return False
+        if self.namespace is not None and self.kind == PeerKind.PODS:
+            return namespace == self.namespace
+        return self.in_namespace is None or self.in_namespace(namespace, ns_labels(namespace))
 
     def matches(self, other: Endpoint, ns_labels: NsLabels) -> bool:
         if isinstance(other, Generic):

@@ -137,6 +137,11 @@ class _Entity:
             return False
         return not (self.not_nets and pod.ips and pod.ips.overlaps(self.not_nets))
 
+    def in_namespace(self, name: str, labels: Mapping[str, str]) -> bool:
+        if self.ns_sel is not None:
+            return not _is_global(self.ns_sel) and bool(cs.evaluate(self.ns_sel, ns_view(name, labels)))
+        return self.own is None or not self.endpoint_criteria or name == self.own
+
     def set_block(self) -> IPSet:
         """The addresses of the network sets these criteria select."""
         if self.has_sa:
@@ -201,6 +206,7 @@ class _Entity:
                     not_block=self.not_nets,
                     witness=self._witness(),
                     key=text,
+                    in_namespace=self.in_namespace,
                 )
             )
         elif self.nets is not None:

@@ -80,6 +80,16 @@ def _endpoints(sel: LabelSelector, own: str | None, path: str) -> Peer:
             return False
         return sel.matches(cilium_view(pod, ns_labels))
 
+    ns_part = LabelSelector(
+        match_labels={k: v for k, v in sel.match_labels.items() if _is_ns_key(k)},
+        match_expressions=[r for r in sel.match_expressions if _is_ns_key(r.key)],
+    )
+
+    def in_namespace(name: str, labels: Mapping[str, str]) -> bool:
+        if confined is not None and name != confined:
+            return False
+        return ns_part.matches({CILIUM_NS: name, **{CILIUM_NS_LABELS + k: v for k, v in labels.items()}})
+
     where = f"namespace {confined}" if confined else ("every namespace" if not _has_ns_key(sel) else "")
     text = f"{path} {selector_text(sel)}" + (f" in {where}" if where else "")
     return Peer(
@@ -91,6 +101,7 @@ def _endpoints(sel: LabelSelector, own: str | None, path: str) -> Peer:
         namespace=confined,
         witness=witness(sel, _is_meta_key),
         key=text,
+        in_namespace=in_namespace,
     )
 
 

@@ -11,6 +11,7 @@ as netpol-analyzer does: never the cluster's own pods. Ports: numbers, `endPort`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from auditor.facts.kubernetes import K8sNetworkPolicy, LabelSelector, PolicyFlavor, PolicyPeer, PolicyPort
@@ -46,6 +47,10 @@ def pods_peer(
         return every_pod or pod_sel.matches(pod.label_map)  # type: ignore[union-attr]
 
     text = f"{prefix}{pod_text} in {ns_text}"
+
+    def in_namespace(name: str, labels: Mapping[str, str]) -> bool:
+        return name == own if ns_sel is None else ns_sel.matches(dict(labels))
+
     return Peer(
         PeerKind.PODS,
         text,
@@ -55,6 +60,7 @@ def pods_peer(
         namespace=own if ns_sel is None else None,
         witness=() if every_pod else witness(pod_sel),  # type: ignore[arg-type]
         key=text,
+        in_namespace=in_namespace,
     )
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from auditor.config.models import FrontendTier
-from checks.k8s.cluster_dns import ClusterDns
+from checks.k8s.cluster_dns import ClusterDns, find_cluster_dns
 from checks.k8s.ir import Action, Peer, PeerKind, Policy, Rule
 from checks.k8s.questions import Reached, explicit_egress
 from checks.lateral.addresses import IPSet
@@ -92,14 +92,22 @@ def service_addresses(cluster: Cluster) -> IPSet:
     return cluster.model.cached(("service-ips", ""), build)[0]
 
 
-def tenant_egress(cluster: Cluster, namespace: str, allowed: Destinations) -> dict[tuple[str, str], Reached]:
-    """What explicit egress rules let the namespace's pods reach, per rule, outside the Services."""
-    in_cluster = service_addresses(cluster)
-    pods = [w for w, _, _ in cluster.model.subjects(namespace)]
-    reached = explicit_egress(cluster.model.engine, pods, extra=allowed.blocks())
-    for item in reached.values():
-        item.addresses = item.addresses.subtract(in_cluster)  # Services are in-cluster peers
-    return {k: v for k, v in reached.items() if v.addresses}
+def tenant_egress(cluster: Cluster, namespace: str, frontend: FrontendTier) -> dict[tuple[str, str], Reached]:
+    """What explicit egress rules let the namespace's pods reach, per rule, outside the Services. The
+    address ranges are cut at every declared host (proxies, resolvers, cluster DNS), so one answer
+    serves both egress checks (shared through the cluster model)."""
+
+    def build() -> list[dict[tuple[str, str], Reached]]:
+        dns = find_cluster_dns(cluster.model, frontend.cluster_dns.service)
+        hosts = Destinations.proxies_and_resolvers(frontend).with_cluster_dns(dns).blocks()
+        in_cluster = service_addresses(cluster)
+        pods = [w for w, _, _ in cluster.model.subjects(namespace)]
+        reached = explicit_egress(cluster.model.engine, pods, extra=hosts)
+        for item in reached.values():
+            item.addresses = item.addresses.subtract(in_cluster)  # Services are in-cluster peers
+        return [{k: v for k, v in reached.items() if v.addresses}]
+
+    return cluster.model.cached(("tenant-egress", namespace), build)[0]
 
 
 def named_egress(cluster: Cluster, namespace: str) -> list[tuple[Policy, Rule, Peer]]:

@@ -85,8 +85,11 @@ def tenant_clusters(check: Check, ctx: CheckContext) -> tuple[list[Cluster], lis
             )
             continue
         covered = ctx.facts.covered(name, FactKind.K8S_POD)
-        model = ClusterModel.build(
-            name, namespaces[name], policies[name], pods[name] if covered else None, services[name]
+        model = ctx.derived(  # one model per cluster, shared by every check that asks
+            f"k8s-cluster-model:{name}",
+            lambda n=name, c=covered: ClusterModel.build(  # type: ignore[misc]
+                n, namespaces[n], policies[n], pods[n] if c else None, services[n]
+            ),
         )
         out.append(Cluster(name, selector, model, namespaces[name], tenants))
     return out, gaps

@@ -79,7 +79,7 @@ class DnsApprovedResolvers(Check):
             yield from gaps
             for cluster in clusters:
                 dns = find_cluster_dns(cluster.model, frontend.cluster_dns.service)
-                yield from self._policies(cluster, resolvers.with_cluster_dns(dns), dns, expected)
+                yield from self._policies(cluster, resolvers.with_cluster_dns(dns), dns, expected, frontend)
                 yield from self._corefile(ctx, cluster, frontend, dns)
         flow_targets = [t for t in ctx.targets if t.kind == "flow-logs"]
         ready, gaps = self.split_assessable(ctx, flow_targets, FLOW_NEEDS)
@@ -87,7 +87,12 @@ class DnsApprovedResolvers(Check):
         yield from self._flows(ctx, {t.name for t in ready}, frontend.dns_resolvers, expected)
 
     def _policies(
-        self, cluster: Cluster, resolvers: Destinations, dns: ClusterDns, expected: str
+        self,
+        cluster: Cluster,
+        resolvers: Destinations,
+        dns: ClusterDns,
+        expected: str,
+        frontend: FrontendTier,
     ) -> Iterable[Finding]:
         offenses = PolicyOffenses()
         clean = []
@@ -110,7 +115,7 @@ class DnsApprovedResolvers(Check):
                     yield self.failed(rec.subject(), expected, found, ns, *facts, target=ns.target)
                     bad = True
                     break
-            reached = tenant_egress(cluster, rec.name, resolvers).values()
+            reached = tenant_egress(cluster, rec.name, frontend).values()
             for item, where in offending(reached, resolvers, only=DNS_CONNS):
                 opened = describe(item.conns.intersect(DNS_CONNS))
                 offenses.add(item.policy, f"{item.where} opens DNS ({opened}) to {where}")
@@ -145,7 +150,9 @@ class DnsApprovedResolvers(Check):
                     strays = sorted(
                         {
                             w.namespace
-                            for w in cluster.model.all_pods()
+                            for n in cluster.model.namespaces
+                            if peer.may_match_in(n, ns_labels)
+                            for w in cluster.model.everyone(n)
                             if not dns.is_dns_pod(w) and peer.matches(w, ns_labels)
                         }
                     )

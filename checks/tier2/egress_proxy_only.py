@@ -69,7 +69,7 @@ class EgressProxyOnly(Check):
                         yield self.failed(rec.subject(), expected, found, *facts, target=ns.target)
                         bad = True
                         break
-                for item, where in offending(tenant_egress(cluster, rec.name, allowed).values(), allowed):
+                for item, where in offending(tenant_egress(cluster, rec.name, frontend).values(), allowed):
                     offenses.add(
                         item.policy,
                         f"{item.where} allows {describe(item.conns)} to {where} "

@@ -67,7 +67,6 @@ class NoCrossTenant(Check):
         expected = f"allow rules reach only the tenant's own namespaces (tenants: {_groups(tenants)})"
         offenses = PolicyOffenses()
         clean = []
-        engine = cluster.model.engine
         # a rule peer naming the cluster DNS's pods (`namespaceSelector: {}` + `k8s-app: kube-dns`) is the
         # resolver path, not another tenant: representatives carrying those labels are left out
         peers_of = {
@@ -85,20 +84,9 @@ class NoCrossTenant(Check):
             bad = False
             subjects = [w for w, _, _ in cluster.model.subjects(rec.name)]
             for pod in subjects:
-                if not self._may_leave(cluster, pod):
-                    continue
-                for other in others:
-                    for them in peers_of[other]:
-                        out = engine.direction(pod, them, ingress=False)
-                        if out.explicit:
-                            for policy, where in explicit_rules(out.because):
-                                offenses.add(policy, f"{where} opens egress to {_pods(them)} from {rec.name}")
-                                bad = True
-                        inward = engine.direction(them, pod, ingress=True)
-                        if inward.explicit:
-                            for policy, where in explicit_rules(inward.because):
-                                offenses.add(policy, f"{where} admits {_pods(them)} into {rec.name}")
-                                bad = True
+                for policy, _where, text in self._offenses(cluster, pod, others, peers_of):
+                    offenses.add(policy, text)
+                    bad = True
             for policy, rule, peer in self._address_rules(cluster, subjects):
                 reached = _pods_in_block(peer, set(others), pods)
                 if reached is not None:
@@ -115,16 +103,56 @@ class NoCrossTenant(Check):
             yield self.passed(ns.record.subject(), expected, found, ns, *facts_of(applying), target=ns.target)
 
     @staticmethod
-    def _may_leave(cluster: Cluster, pod: Workload) -> bool:
-        """Does some allow rule of a policy selecting the pod name peers outside its namespace?"""
-        for policy in cluster.model.engine.selecting(pod):
+    def _offenses(
+        cluster: Cluster, pod: Workload, others: list[str], peers_of: dict[str, list[Workload]]
+    ) -> list[tuple[Policy, str, str]]:
+        """(policy, rule, text) for every explicit allow between this pod and another tenant's pods.
+
+        Only pairs some allow rule of a policy selecting the pod may match are asked of the engine
+        (whole namespaces are skipped by the rule's namespace filter); the engine then applies every
+        precedence (a Deny ordered first, a Cilium deny, an admin Deny)."""
+        engine = cluster.model.engine
+        ns = engine.namespace_labels
+        out: list[tuple[Policy, str, str]] = []
+        asked: set[tuple[object, bool]] = set()
+        reachable = cluster.model.cached(("rule-namespaces", ""), lambda: [dict[int, set[str]]()])[0]
+        for policy in engine.selecting(pod):
             for direction in ("Ingress", "Egress"):
+                ingress = direction == "Ingress"
                 for rule in policy.rules(direction):
                     if rule.action != Action.ALLOW:
                         continue
-                    if rule.peers is None or any(p.namespace != pod.namespace for p in rule.peers):
-                        return True
-        return bool(cluster.model.compiled.profiles)
+                    if id(rule) not in reachable:
+                        reachable[id(rule)] = {
+                            o
+                            for o in peers_of
+                            if rule.peers is None or any(p.may_match_in(o, ns) for p in rule.peers)
+                        }
+                    for other in others:
+                        if other not in reachable[id(rule)]:
+                            continue
+                        for them in peers_of[other]:
+                            key = (them.class_key(), ingress)
+                            if key in asked:
+                                continue
+                            if rule.peers is not None and not any(p.matches(them, ns) for p in rule.peers):
+                                continue
+                            asked.add(key)
+                            verdict = (
+                                engine.direction(them, pod, ingress=True)
+                                if ingress
+                                else engine.direction(pod, them, ingress=False)
+                            )
+                            if not verdict.explicit:
+                                continue
+                            for allowing, where in explicit_rules(verdict.because):
+                                text = (
+                                    f"{where} admits {_pods(them)} into {pod.namespace}"
+                                    if ingress
+                                    else f"{where} opens egress to {_pods(them)} from {pod.namespace}"
+                                )
+                                out.append((allowing, where, text))
+        return out
 
     @staticmethod
     def _address_rules(cluster: Cluster, subjects: list[Workload]) -> list[tuple[Policy, str, Peer]]:
