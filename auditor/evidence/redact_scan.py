@@ -171,7 +171,7 @@ _CURL_USER = re.compile(
     r"[\"']?[^\s:\"']*:(?P<v>[^\s\"',\]\\]+)"
 )
 # `NAME=value`, `export NAME=value`, `NAME: value` in env files and `spring.datasource.password=value`.
-_ASSIGN_VALUE = re.compile(r"[ \t]*(?P<q>[\"']?)(?P<v>[^\s\"'&;,\\=][^\s\"'&;,\\]*)")
+_ASSIGN_VALUE = re.compile(r"[ \t]*(?P<q>[\"']?)(?P<v>[^\s\"'&;,\\=]+={0,2})")  # `=` only as base64 padding
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # scheme://user:password@host (also with JSON's escaped slashes).
 _URL_USERINFO = re.compile(

@@ -485,6 +485,11 @@ def _yaml_str(text: str, node: yaml.Node) -> _Str | None:
     if not isinstance(node, yaml.ScalarNode) or node.tag != "tag:yaml.org,2002:str":
         return None
     start, end = node.start_mark.index, node.end_mark.index
+    while start < end and text[start] in "&!":  # an anchor or a tag before the value
+        while start < end and text[start] not in " \t\r\n":
+            start += 1
+        while start < end and text[start] in " \t\r\n":
+            start += 1
     if node.style in ('"', "'"):
         start, end = start + 1, end - 1
     elif node.style in ("|", ">"):
