@@ -84,3 +84,60 @@ def test_checks_lateral_model_and_reach_allow_the_same_connections(case: Path) -
 
     assert checks == reach
     assert model == reach
+
+
+# --- the scenario the engine was merged for ----------------------------------------------------------
+
+LAB_INTENT = """
+tiers:
+  oob: {cidrs: [10.250.0.0/16]}
+  frontend: {cidrs: [10.20.0.0/16], namespaces: {labels: {tier: frontend}}}
+  backend: {cidrs: [10.30.0.0/15]}
+"""
+LAB_EVIDENCE = """
+- target: {name: prod, kind: kubernetes}
+  covers: [k8s_namespace, k8s_network_policy]
+  facts:
+    - {kind: k8s_namespace, cluster: prod, name: team-a, labels: {tier: frontend}}
+    - {kind: k8s_network_policy, cluster: prod, namespace: null, name: deny-all, flavor: calico-global,
+       policy_types: [Ingress, Egress],
+       spec: {selector: "pcns.tier == 'frontend'", types: [Ingress, Egress]}}
+"""
+UNSUPPORTED_FACT = """
+    - {kind: k8s_network_policy, cluster: prod, namespace: team-a, name: fw, flavor: unsupported,
+       api_kind: EgressFirewall, spec: {egress: [{type: Allow, to: {cidrSelector: 0.0.0.0/0}}]}}
+"""
+
+
+def _statuses(tmp_path: Path, evidence: str) -> dict[tuple[str, str], str]:
+    from checks.runner import evaluate_one
+    from tests.checks.harness import load_case
+
+    (tmp_path / "intent.yaml").write_text(LAB_INTENT)
+    (tmp_path / "evidence.yaml").write_text(evidence)
+    (tmp_path / "expected.yaml").write_text("[]")
+    ctx, _ = load_case(tmp_path)
+    out = {}
+    for check_id in ("T2-NS-DEFAULT-DENY", "X-LATERAL-NO-PATH"):
+        for f in evaluate_one(ctx, check_registry().get(check_id)):
+            out[(check_id, f.subject)] = f.status.value + (
+                "" if f.status.value != "NOT_ASSESSED" else f": {f.message}"
+            )
+    return out
+
+
+def test_a_calico_deny_all_is_one_verdict_for_default_deny_and_lateral_movement(tmp_path: Path) -> None:
+    got = _statuses(tmp_path, LAB_EVIDENCE)
+    assert got[("T2-NS-DEFAULT-DENY", "prod/ns team-a")] == "PASS"
+    assert got[("X-LATERAL-NO-PATH", "prod/ns team-a -> oob")] == "PASS"
+    assert got[("X-LATERAL-NO-PATH", "prod/ns team-a -> backend")] == "PASS"
+
+
+def test_a_kind_the_engine_cannot_evaluate_is_not_assessed_everywhere_it_matters(tmp_path: Path) -> None:
+    got = _statuses(tmp_path, LAB_EVIDENCE + UNSUPPORTED_FACT)
+    for key in (
+        ("T2-NS-DEFAULT-DENY", "prod/ns team-a"),
+        ("X-LATERAL-NO-PATH", "prod/ns team-a -> oob"),
+        ("X-LATERAL-NO-PATH", "prod/ns team-a -> backend"),
+    ):
+        assert got[key].startswith("NOT_ASSESSED") and "EgressFirewall" in got[key], (key, got[key])
