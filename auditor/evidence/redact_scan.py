@@ -173,6 +173,7 @@ _CURL_USER = re.compile(
 # `NAME=value`, `export NAME=value`, `NAME: value` in env files and `spring.datasource.password=value`.
 _ASSIGN_VALUE = re.compile(r"[ \t]*(?P<q>[\"']?)(?P<v>[^\s\"'&;,\\=]+={0,2})")  # `=` only as base64 padding
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_XML_ELEMENT = re.compile(r"<(?P<name>[A-Za-z_][\w.:-]{0,60})>(?P<v>[^<\s][^<]{0,4096}?)</(?P=name)>")
 # scheme://user:password@host (also with JSON's escaped slashes).
 _URL_USERINFO = re.compile(
     r"(?i)\b[a-z][a-z0-9+.-]*:\\?/\\?/(?P<user>[^\s:/?#@\"'<>\\]*):(?P<v>[^\s/?#@\"'<>\\]+)@(?=[\w\[.-])"
@@ -231,6 +232,7 @@ SCANNER_RULES: tuple[str, ...] = (
     "cli-secret-flag",
     "cli-user-password",
     "secret-assignment",
+    "xml-secret-element",
     "high-entropy-string",
 )
 
@@ -254,6 +256,12 @@ def scan(text: str, lowered: str | None = None) -> list[ScanHit]:
             hits.extend(_cli_flags(text))
         if "=" in text:
             hits.extend(_assignments(text))
+        if "</" in text:  # <pre_shared_key>x</pre_shared_key> in the VPN configuration XML AWS returns
+            hits.extend(
+                ScanHit(*m.span("v"), "xml-secret-element")
+                for m in _XML_ELEMENT.finditer(text)
+                if is_secret_name(m["name"].rsplit(":", 1)[-1]) and _is_literal(m["v"].strip())
+            )
     hits.extend(_high_entropy(text))
     return [h for h in hits if text[h.start : h.end] != PLACEHOLDER and h.start < h.end]
 

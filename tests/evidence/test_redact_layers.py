@@ -85,6 +85,11 @@ FOUND: list[tuple[str, str, tuple[str, ...]]] = [
     ),
     ("aws.describe", json.dumps({"Args": ["--password", "JsonArg10"]}), ("JsonArg10",)),
     ("aws.describe", json.dumps({"a": {"b": {"client_secret": "Nested11"}}}), ("Nested11",)),
+    (
+        "aws.describe",
+        json.dumps({"CustomerGatewayConfiguration": "<ike><pre_shared_key>vpnpsk12</pre_shared_key></ike>"}),
+        ("vpnpsk12",),
+    ),
 ]
 
 # Evidence the checks read: must pass byte for byte.
