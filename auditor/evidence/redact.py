@@ -13,18 +13,20 @@ byte are kept as they were.
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 import logging
 import re
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 import yaml
 
 from auditor.errors import AuditorError
 from auditor.evidence.redact_flowlog import unclean_segments
+from auditor.evidence.redact_parquet import parquet_text
 from auditor.evidence.redact_rules import RULE_NAMES, RULES, Anchor, Block, Pattern, Scope
 from auditor.evidence.redact_scan import SCANNER_RULES, is_secret_name, scan
 from auditor.evidence.redact_struct import STRUCT_RULES, StructHit, Unredactable, json_spans, yaml_spans
@@ -211,15 +213,18 @@ def _refuse_binary_secret(content: bytes, origin: str) -> None:
             data = inflater.decompress(content, _BINARY_SCAN_LIMIT)
         except zlib.error:
             data = b""
-    text = data.decode("latin-1")
-    found = sorted({h.rule for h in scan(text) if h.rule != "high-entropy-string"})
-    found += sorted(
-        {RULES[r].name for _, _, r in _collect(text, json_raw=False) if RULES[r].marks_line is False}
-    )
-    if found:
-        raise RedactionRefused(
-            f"binary content holds what looks like a secret ({', '.join(found)})", origin=origin
+    texts: Iterable[str] = [data.decode("latin-1")]
+    if content.startswith(_PARQUET_MAGIC):  # compressed column pages: read the values back
+        texts = itertools.chain(texts, parquet_text(content))
+    for text in texts:
+        found = sorted({h.rule for h in scan(text) if h.rule != "high-entropy-string"})
+        found += sorted(
+            {RULES[r].name for _, _, r in _collect(text, json_raw=False) if RULES[r].marks_line is False}
         )
+        if found:
+            raise RedactionRefused(
+                f"binary content holds what looks like a secret ({', '.join(found)})", origin=origin
+            )
 
 
 def _spans(text: str, depth: int, fmt: str = "", strict: bool = False, rescan: bool = True) -> list[_Span]:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
+import duckdb
 import pytest
 
 from auditor.evidence.redact import REDACTED, RedactionRefused, redact, redact_text
@@ -131,3 +133,26 @@ HOSTILE = {
 def test_hostile_text_is_redacted_in_bounded_time(name: str) -> None:
     elapsed, _ = _timed(HOSTILE[name].encode(), "")
     assert elapsed < 10, f"{name}: {elapsed:.1f} s"
+
+
+def _parquet(tmp_path: Path, value: str) -> bytes:
+    """A Parquet flow log whose one odd value sits mid-column (not in the min/max statistics), compressed."""
+    path = tmp_path / "flows.parquet"
+    duckdb.sql(
+        f"COPY (SELECT 2 AS version, CASE WHEN i = 500 THEN 'eni-5 {value}' ELSE 'eni-' || i END AS interface_id, "
+        f"'ACCEPT' AS action FROM range(5000) t(i)) TO '{path}' (FORMAT parquet, COMPRESSION gzip)"
+    )
+    return path.read_bytes()
+
+
+def test_a_secret_inside_compressed_parquet_columns_is_refused(tmp_path: Path) -> None:
+    token = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+    content = _parquet(tmp_path, token)
+    assert token.encode() not in content  # invisible in the bytes: only reading the columns finds it
+    with pytest.raises(RedactionRefused, match="github-token"):
+        redact(content, "aws.flowlog", "flows.parquet")
+
+
+def test_a_clean_parquet_object_is_kept_byte_for_byte(tmp_path: Path) -> None:
+    content = _parquet(tmp_path, "plain")
+    assert redact(content, "aws.flowlog").content == content
