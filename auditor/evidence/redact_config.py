@@ -12,7 +12,7 @@ from typing import Any
 
 from auditor.evidence.redact_scan import REDACTED, is_secret_name, scan
 
-__all__ = ["redact_config"]
+__all__ = ["clean_string", "redact_config"]
 
 _MAX_NODES = 100_000  # a validated config is small; this only bounds the walk
 
@@ -35,7 +35,7 @@ def redact_config(data: dict[str, Any]) -> dict[str, Any]:
                 child = [None] * len(value)
             elif isinstance(value, str):
                 secret_key = isinstance(key, str) and is_secret_name(key) and value not in ("", REDACTED)
-                child = REDACTED if secret_key else _clean(value)
+                child = REDACTED if secret_key else clean_string(value)
             else:
                 child = value
             target[key] = child
@@ -44,8 +44,9 @@ def redact_config(data: dict[str, Any]) -> dict[str, Any]:
     return root
 
 
-def _clean(value: str) -> str:
-    """URL passwords and recognisable tokens out of a string; prose stays as written."""
+def clean_string(value: str) -> str:
+    """URL passwords and recognisable tokens out of a string (a config field, a capture's source or
+    origin); prose stays as written."""
     hits = sorted((h for h in scan(value) if h.rule != "high-entropy-string"), key=lambda h: h.start)
     if not hits:
         return value

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 
 from auditor.capture import RawCapture
 from auditor.evidence.redact import redact, redact_problems
+from auditor.evidence.redact_config import clean_string
 from auditor.normalize import Normalizer, NormalizeResult, Problem
 from auditor.registry import Registry
 
@@ -28,7 +29,7 @@ def process_capture(capture: RawCapture, normalizers: Registry[Normalizer]) -> P
 
     A normalizer that crashes costs only this capture's facts: the capture is still stored. A capture
     that cannot be redacted safely raises RedactionRefused: it is never stored (the caller records why)."""
-    capture = _gunzip(capture)
+    capture = _clean_labels(_gunzip(capture))
     red = redact(capture.content, capture.format, capture.origin)
     clean = replace(capture, content=red.content)
     if capture.format not in normalizers:
@@ -55,6 +56,15 @@ def process_capture(capture: RawCapture, normalizers: Registry[Normalizer]) -> P
         )
     result.problems = redact_problems(result.problems)
     return Processed(clean, red.count, dict(red.kinds), result)
+
+
+def _clean_labels(capture: RawCapture) -> RawCapture:
+    """The capture's source, origin and meta are stored too: a URL password or token in them goes."""
+    source, origin = clean_string(capture.source), clean_string(capture.origin)
+    meta = {k: clean_string(v) if isinstance(v, str) else v for k, v in capture.meta.items()}
+    if (source, origin, meta) == (capture.source, capture.origin, capture.meta):
+        return capture
+    return replace(capture, source=source, origin=origin, meta=meta)
 
 
 GZIP_MAGIC = b"\x1f\x8b"

@@ -259,3 +259,19 @@ def test_stored_run_config_keeps_references_and_drops_secrets() -> None:
     assert out["scope"] == f"lab with a pasted {REDACTED}"
     assert out["waivers"] == config["waivers"]  # prose stays as written
     assert config["store"].endswith("StorePass1@db.example:5432/audits")  # the input is not changed
+
+
+def test_a_captures_source_origin_and_meta_are_redacted_too() -> None:
+    from datetime import UTC, datetime
+
+    from auditor.capture import RawCapture
+    from auditor.normalize import normalizer_registry
+    from auditor.pipeline.process import process_capture
+
+    url = "https://admin:UfmPass1@ufm.example"
+    capture = RawCapture(
+        "ufm", "ufm.pkeys", f"GET {url}/ufmRest/resources/pkeys", url, datetime.now(UTC), b"{}", {"url": url}
+    )
+    stored = process_capture(capture, normalizer_registry()).capture
+    assert "UfmPass1" not in repr((stored.source, stored.origin, stored.meta))
+    assert stored.origin == "https://admin:<redacted>@ufm.example"
