@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,9 @@ from sqlalchemy.exc import ArgumentError, OperationalError, ProgrammingError
 
 import migrations
 from auditor.errors import StoreError
+
+if sys.platform != "win32":  # flock: the SQLite migration lock (see _sqlite_migration_lock)
+    import fcntl
 
 _PG_MIGRATION_LOCK = 7_355_608  # advisory lock id: one migrator at a time
 
@@ -84,7 +90,7 @@ def upgrade(engine: Engine, revision: str = "head") -> str:
     """Bring the store's schema to `revision`; returns the revision now in place."""
     cfg = alembic_config()
     try:
-        with engine.begin() as conn:
+        with _sqlite_migration_lock(engine), engine.begin() as conn:
             if conn.dialect.name == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
             cfg.attributes["connection"] = conn
@@ -94,8 +100,38 @@ def upgrade(engine: Engine, revision: str = "head") -> str:
     return current_revision(engine) or ""
 
 
+@contextlib.contextmanager
+def _sqlite_migration_lock(engine: Engine) -> Iterator[None]:
+    """One migrator at a time on a SQLite file: an exclusive flock on `<db>.lock` beside it.
+
+    Alembic's check-then-create is not atomic on SQLite (its DDL does not wait for a writer the way
+    PostgreSQL's advisory lock makes it), so processes opening a new store together each saw no
+    schema and all but one failed with "table ... already exists". The lock file is left in place
+    (removing it would let a late opener lock a different inode). In-memory databases and platforms
+    without flock need no lock or cannot have one."""
+    database = engine.url.database
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:" or sys.platform == "win32":
+        yield
+        return
+    lock_path = Path(database).with_name(Path(database).name + ".lock")
+    try:
+        handle = lock_path.open("a")
+    except OSError:  # a read-only directory: the migration itself will fail with a clear message
+        yield
+        return
+    with handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
 def open_store(url: str, *, migrate: bool = True) -> Engine:
-    """Connect, and migrate a new or older store to the current schema."""
+    """Connect, and migrate a new or older store to the current schema.
+
+    Safe when several processes open a new store at once: the revision is checked again under the
+    migration lock (flock on SQLite, an advisory lock on PostgreSQL), so only the first one migrates."""
     engine = create_store_engine(url)
     try:
         current = current_revision(engine)
