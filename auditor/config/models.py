@@ -440,7 +440,6 @@ class Intent(_Strict):
         """The port manifest entry for this port (the first that covers it), or None."""
         return port_assignment(self, device, interface)
 
-
     def tier_of_device(self, hostname: str) -> Tier | None:
         for tier in self.tiers.declared():
             ti = self.tiers.get(tier)
@@ -593,17 +592,17 @@ class CollectionSettings(_Strict):
     command_timeout: float = Field(default=60.0, gt=0, description="seconds per command")
     retries: int = Field(default=2, ge=0, le=10, description="for transient errors only, never for auth")
     retry_backoff: float = Field(default=1.0, ge=0, description="seconds, doubled at each retry")
-    max_file_bytes: int = Field(
-        default=256 * 1024 * 1024,
-        ge=1,
-        description="largest offline evidence file read (bytes, and decompressed bytes of a .gz); "
-        "a larger one is a problem, not read",
-    )
     device_deadline: float | None = Field(
         default=None,
         gt=0,
         description="seconds one device may take in all (connect, every command, disconnect, retries); "
         "default connect_timeout + 3 x command_timeout",
+    )
+    max_file_bytes: int = Field(
+        default=256 * 1024 * 1024,
+        ge=1,
+        description="largest offline evidence file read (bytes, and decompressed bytes of a .gz); "
+        "a larger one is a problem, not read",
     )
 
     def deadline_for_device(self) -> float:

@@ -9,17 +9,17 @@ from auditor.enums import Tier
 from auditor.facts import AclEntry, FactRecord, record_from_json
 from auditor.facts.kubernetes import K8sNetworkPolicy, LabelSelector
 from auditor.store.reader import StoredFact
+from checks.k8s.compile import compile_policies
+from checks.k8s.connlist import describe, ip_atoms
+from checks.k8s.engine import PolicyEngine
+from checks.k8s.selectors import witness
+from checks.k8s.workloads import NamedPort, Workload, freeze
 from checks.lateral import device_acl
 from checks.lateral.addresses import IPSet
 from checks.lateral.assemble import Scope, answer, build
 from checks.lateral.conns import ConnSet
 from checks.lateral.filters import Box, Entry, first_match
 from checks.lateral.intervals import IntervalSet
-from checks.k8s.compile import compile_policies
-from checks.k8s.connlist import describe, ip_atoms
-from checks.k8s.engine import PolicyEngine
-from checks.k8s.selectors import witness
-from checks.k8s.workloads import NamedPort, Workload, freeze
 
 INTENT = Intent.model_validate(
     {

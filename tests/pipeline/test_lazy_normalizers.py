@@ -33,8 +33,13 @@ def test_parsers_are_imported_when_their_format_arrives() -> None:
 
 
 def test_every_entry_point_is_listed_and_loads() -> None:
+    """Formats come from the `auditor.normalizers` group and from each registered platform's record."""
+    from collectors.platforms.registry import platforms
+
     registry = normalizer_registry()
-    names = sorted(ep.name for ep in entry_points(group="auditor.normalizers"))
+    platform_formats = {fmt for _, p in platforms().items() for fmt in p.normalizers}
+    names = sorted({ep.name for ep in entry_points(group="auditor.normalizers")} | platform_formats)
+    assert platform_formats and "eos.running-config" in platform_formats
     assert list(registry) == names
     assert [name for name, fn in registry.items()] == names and all(
         callable(fn) for _, fn in registry.items()
