@@ -17,7 +17,7 @@ def permissions_k8s(
     service_account: Annotated[
         str | None,
         typer.Option(
-            "--service-account", help="NAMESPACE/NAME: also print a ClusterRoleBinding to this ServiceAccount"
+            "--service-account", help="NAMESPACE/NAME: also print the bindings to this ServiceAccount"
         ),
     ] = None,
     lines: Annotated[
@@ -25,7 +25,8 @@ def permissions_k8s(
     ] = False,
 ) -> None:
     """Print the ClusterRole (YAML, for `kubectl apply -f -`): `list` on exactly the resources the
-    collector reads and `get` on API discovery, nothing else."""
+    collector reads and `get` on API discovery, and a kube-system Role with `get` of the coredns
+    ConfigMap only (resourceNames); nothing else."""
     from auditor.errors import AuditorError
     from collectors.kubernetes.rbac import rbac_yaml, required_permissions
 

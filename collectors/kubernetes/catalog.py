@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from auditor.enums import FactKind
 
-LIST_VERB = "list"  # the only Kubernetes verb used on resources (with limit/continue paging)
+LIST_VERB = "list"  # the verb used on resource collections (with limit/continue paging)
+GET_VERB = "get"  # only on the few single objects named in the catalog (the CoreDNS ConfigMap)
 DISCOVERY_VERB = "get"  # on the discovery documents, which are non-resource URLs
 DISCOVERY_URLS = ("/apis", "/apis/*")
 
@@ -20,7 +21,10 @@ DISCOVERY_URLS = ("/apis", "/apis/*")
 @dataclass(frozen=True)
 class ApiResource:
     """One listable resource. `builtin` ones ship with Kubernetes, so a 404 on them is an error; the
-    others come from CRDs or aggregated API servers, and their absence means the kind is not in use."""
+    others come from CRDs or aggregated API servers, and their absence means the kind is not in use.
+
+    With `single` = (namespace, name) it is instead that one object, read by GET and never listed: a kind
+    such as ConfigMap may hold secrets elsewhere, so only the named object is requested (and granted)."""
 
     group: str  # "" for the core group
     version: str
@@ -28,6 +32,11 @@ class ApiResource:
     kind: str
     namespaced: bool
     builtin: bool = False
+    single: tuple[str, str] | None = None
+
+    @property
+    def verb(self) -> str:
+        return GET_VERB if self.single is not None else LIST_VERB
 
     @property
     def group_version(self) -> str:
@@ -35,15 +44,25 @@ class ApiResource:
 
     @property
     def path(self) -> str:
-        """The collection path at cluster scope (all namespaces)."""
-        if not self.group:
-            return f"/api/{self.version}/{self.plural}"
-        return f"/apis/{self.group}/{self.version}/{self.plural}"
+        """The collection path at cluster scope (all namespaces), or the one object's path."""
+        base = f"/api/{self.version}" if not self.group else f"/apis/{self.group}/{self.version}"
+        if self.single is not None:
+            namespace, name = self.single
+            return f"{base}/namespaces/{namespace}/{self.plural}/{name}"
+        return f"{base}/{self.plural}"
 
     @property
     def qualified(self) -> str:
         """`plural.group` as RBAC and `kubectl get` name it (`pods`, `networkpolicies.networking.k8s.io`)."""
         return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    @property
+    def permission(self) -> str:
+        """`verb resource` as `auditor permissions k8s --lines` prints it; a single object is named
+        `resource namespace/name`."""
+        if self.single is not None:
+            return f"{self.verb} {self.qualified} {'/'.join(self.single)}"
+        return f"{self.verb} {self.qualified}"
 
 
 @dataclass(frozen=True)
@@ -72,6 +91,19 @@ def _one(*resources: ApiResource) -> tuple[Choice, ...]:
 
 _CALICO_V3, _CALICO_CRD = "projectcalico.org", "crd.projectcalico.org"
 
+
+def _calico(plural: str, kind: str, namespaced: bool) -> Choice:
+    """One Calico kind: from the projectcalico.org API server if installed, else its CRD."""
+    return Choice(
+        (
+            ApiResource(_CALICO_V3, "v3", plural, kind, namespaced),
+            ApiResource(_CALICO_CRD, "v1", plural, kind, namespaced),
+        )
+    )
+
+
+COREDNS_CONFIGMAP = ("kube-system", "coredns")
+
 GROUPS: tuple[ResourceGroup, ...] = (
     ResourceGroup(
         FactKind.K8S_NAMESPACE, _one(ApiResource("", "v1", "namespaces", "Namespace", False, builtin=True))
@@ -82,7 +114,10 @@ GROUPS: tuple[ResourceGroup, ...] = (
     ),
     ResourceGroup(
         FactKind.K8S_INGRESS,
-        _one(ApiResource("networking.k8s.io", "v1", "ingresses", "Ingress", True, builtin=True)),
+        _one(
+            ApiResource("networking.k8s.io", "v1", "ingresses", "Ingress", True, builtin=True),
+            ApiResource("route.openshift.io", "v1", "routes", "Route", True),  # OpenShift only
+        ),
     ),
     ResourceGroup(
         FactKind.K8S_NETWORK_POLICY,
@@ -121,19 +156,18 @@ GROUPS: tuple[ResourceGroup, ...] = (
                     False,
                 ),
             ),
-            Choice(
-                (
-                    ApiResource(_CALICO_V3, "v3", "networkpolicies", "NetworkPolicy", True),
-                    ApiResource(_CALICO_CRD, "v1", "networkpolicies", "NetworkPolicy", True),
-                )
-            ),
-            Choice(
-                (
-                    ApiResource(_CALICO_V3, "v3", "globalnetworkpolicies", "GlobalNetworkPolicy", False),
-                    ApiResource(_CALICO_CRD, "v1", "globalnetworkpolicies", "GlobalNetworkPolicy", False),
-                )
-            ),
+            _calico("networkpolicies", "NetworkPolicy", True),
+            _calico("globalnetworkpolicies", "GlobalNetworkPolicy", False),
+            _calico("networksets", "NetworkSet", True),
+            _calico("globalnetworksets", "GlobalNetworkSet", False),
+            _calico("profiles", "Profile", False),
+            _calico("tiers", "Tier", False),
         ),
+    ),
+    # The Corefile: only this one ConfigMap, by name (a missing one is read as "no CoreDNS Corefile").
+    ResourceGroup(
+        FactKind.K8S_DNS_CONFIG,
+        _one(ApiResource("", "v1", "configmaps", "ConfigMap", True, single=COREDNS_CONFIGMAP)),
     ),
 )
 

@@ -31,7 +31,8 @@ DEFAULT_PAGE_LIMIT = 500
 
 
 class KubernetesCollector:
-    """Reads namespaces, pods, services, ingresses and network policies of every flavor."""
+    """Reads namespaces, pods, services, ingresses and routes, network policies of every flavor (with
+    Calico's network sets, profiles and tiers), and the CoreDNS Corefile ConfigMap by name."""
 
     name: ClassVar[str] = "kubernetes"
     permissions: ClassVar[dict[str, list[str]]] = {"kubernetes": required_permissions()}

@@ -132,10 +132,31 @@ def list_choice(
         served = discovery.serves(resource)
         if served is False:
             continue
-        listed = list_all(session, resource, sink, limit)
+        if resource.single is not None:
+            listed = get_single(session, resource, sink)
+        else:
+            listed = list_all(session, resource, sink, limit)
         if listed.outcome != "absent":
             return listed
     return Listed("absent")
+
+
+def get_single(session: KubeSession, resource: ApiResource, sink: list[Page]) -> Listed:
+    """The one named object (GET, no query). A 404 means the object does not exist: read, and absent."""
+    try:
+        body = session.get(resource.path)
+    except ApiStatusError as exc:
+        if exc.status.code == 404:
+            return Listed("absent", resource)
+        return _failed(session, resource, exc, 0)
+    sink.append(Page(request_line(resource.path, []), body, resource.qualified, 1, _now()))
+    data = _json(body)
+    if not isinstance(data, dict) or data.get("kind") != resource.kind:
+        message = (
+            f"{request_line(resource.path, [])} did not return a {resource.kind}; the page is kept as is"
+        )
+        return Listed("failed", resource, Problem(session.origin, message))
+    return Listed("complete", resource)
 
 
 def list_all(
@@ -178,9 +199,9 @@ def list_all(
 
 def _failed(session: KubeSession, resource: ApiResource, exc: ApiStatusError, restarts: int) -> Listed:
     status = exc.status
-    scope = "at cluster scope"
+    scope = "at cluster scope" if resource.single is None else ""
     if status.code == 403:
-        message = f"forbidden: list {resource.qualified} {scope}; {PERMISSIONS_HINT}"
+        message = f"forbidden: {resource.permission} {scope}".rstrip() + f"; {PERMISSIONS_HINT}"
         return Listed(
             "forbidden",
             resource,
@@ -198,12 +219,10 @@ def _failed(session: KubeSession, resource: ApiResource, exc: ApiStatusError, re
     if status.code == 0:  # no (whole) answer: timed out or dropped; the API server itself was reachable
         attempts = f" ({session.settings.retries + 1} attempts)" if session.settings.retries else ""
         cause = "timed out" if status.reason == TIMEOUT else "was cut off"
-        message = f"list {resource.qualified} {cause}: {status.message}{attempts}"
+        message = f"{resource.permission} {cause}: {status.message}{attempts}"
         hint = "the rest of the cluster was collected; re-run, or raise collection.command_timeout"
         return Listed("failed", resource, Problem(session.origin, message, hint=hint))
-    message = f"list {resource.qualified} failed: {status.code} {status.reason}: {status.message}".rstrip(
-        ": "
-    )
+    message = f"{resource.permission} failed: {status.code} {status.reason}: {status.message}".rstrip(": ")
     return Listed("failed", resource, Problem(session.origin, message, hint="re-run the audit"))
 
 

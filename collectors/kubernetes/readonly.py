@@ -3,8 +3,9 @@ discovery document, and refuses anything else before it leaves the process.
 
 The official client funnels every call (typed APIs, dynamic client, raw `call_api`) through
 `ApiClient.request`; `ReadOnlyApiClient` checks there. A refused request raises `ReadOnlyViolation`
-and is never sent: no other HTTP method, no single-object GET, no subresource (`pods/exec`, `/log`,
-`/proxy`), no `watch`, no query parameter other than paging.
+and is never sent: no other HTTP method, no single-object GET but the few the catalog names (the CoreDNS
+ConfigMap, with no query at all), no subresource (`pods/exec`, `/log`, `/proxy`), no `watch`, no query
+parameter other than paging.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from kubernetes.client import ApiClient, Configuration
 from kubernetes.client.exceptions import ApiException
 
 from auditor.errors import ReadOnlyViolation
-from collectors.kubernetes.catalog import DISCOVERY_VERB, LIST_VERB, ApiResource, all_resources
+from collectors.kubernetes.catalog import DISCOVERY_VERB, ApiResource, all_resources
 
 ALLOWED_METHOD = "GET"
 LIST_PARAMETERS = frozenset({"limit", "continue"})
@@ -53,12 +54,13 @@ class ReadOnlyGuard:
         if parts.query:
             names |= {pair.split("=", 1)[0] for pair in parts.query.split("&") if pair}
         if path in self._lists:
-            unexpected = names - LIST_PARAMETERS
+            resource = self._lists[path]
+            allowed = LIST_PARAMETERS if resource.single is None else frozenset()
+            unexpected = names - allowed
             if unexpected:
-                raise ReadOnlyViolation(
-                    f"refused GET {path} with {', '.join(sorted(unexpected))}: only limit/continue are sent"
-                )
-            return Access(LIST_VERB, self._lists[path].qualified)
+                sent = "only limit/continue are sent" if resource.single is None else "a single GET has none"
+                raise ReadOnlyViolation(f"refused GET {path} with {', '.join(sorted(unexpected))}: {sent}")
+            return Access(resource.verb, resource.permission.split(" ", 1)[1])
         if _DISCOVERY.match(path) and not names:
             return Access(DISCOVERY_VERB, path)
         raise ReadOnlyViolation(f"refused GET {path}: not a list or discovery read the collector declares")

@@ -169,8 +169,30 @@ class ApiServer:
             return 200, listing
         served = self.resources.get(path)
         if served is None:
-            return 404, _status(404, "NotFound", "the server could not find the requested resource")
+            return self._get_one(path)
         return self._list(served, query)
+
+    def _get_one(self, path: str) -> tuple[int, dict[str, Any]]:
+        """GET <collection base>/namespaces/<ns>/<plural>/<name>: one object, with its kind and
+        apiVersion as the API server returns it (403 when its resource is forbidden, like RBAC)."""
+        head, _, name = path.rpartition("/")
+        head, _, plural = head.rpartition("/")
+        base, _, namespace = head.rpartition("/namespaces/")
+        served = self.resources.get(f"{base}/{plural}") if base and namespace and name else None
+        if served is None or not served.namespaced:
+            return 404, _status(404, "NotFound", "the server could not find the requested resource")
+        if served.qualified in self.forbidden:
+            message = (
+                f'{served.qualified} "{name}" is forbidden: User "{USER}" cannot get resource '
+                f'"{served.plural}" in API group "{served.group}" in the namespace "{namespace}"'
+            )
+            return 403, _status(403, "Forbidden", message)
+        for obj in served.objects:
+            metadata = obj.get("metadata", {})
+            if (metadata.get("namespace"), metadata.get("name")) == (namespace, name):
+                return 200, {"kind": served.kind, "apiVersion": served.group_version, **obj}
+        message = f'{served.qualified} "{name}" not found'
+        return 404, _status(404, "NotFound", message, details={"name": name, "kind": served.plural})
 
     def _groups(self) -> dict[str, Any]:
         versions: dict[str, list[str]] = {}

@@ -69,7 +69,15 @@ def calico(group: str) -> list[tuple[str, str, str, str, bool]]:
     return [
         (group, version, "networkpolicies", "NetworkPolicy", True),
         (group, version, "globalnetworkpolicies", "GlobalNetworkPolicy", False),
+        (group, version, "networksets", "NetworkSet", True),
+        (group, version, "globalnetworksets", "GlobalNetworkSet", False),
+        (group, version, "profiles", "Profile", False),
+        (group, version, "tiers", "Tier", False),
     ]
+
+
+OPENSHIFT = [("route.openshift.io", "v1", "routes", "Route", True)]
+CONFIGMAPS = [("", "v1", "configmaps", "ConfigMap", True)]  # served; the collector GETs one by name
 
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -101,10 +109,20 @@ def manifest_objects() -> list[dict[str, Any]]:
 
 
 def build(
-    *, cilium: bool = True, anp: bool = True, calico_group: str | None = "projectcalico.org"
+    *,
+    cilium: bool = True,
+    anp: bool = True,
+    calico_group: str | None = "projectcalico.org",
+    openshift: bool = False,
+    extra: tuple[dict[str, Any], ...] = (),
 ) -> list[Served]:
-    """The served resources of one cluster layout: which CRDs (or Calico API) are installed."""
+    """The served resources of one cluster layout: which CRDs (or Calico API, OpenShift routes) are
+    installed; `extra` objects are served besides the fixtures (ConfigMaps make configmaps served)."""
     layout = list(BUILTIN)
+    if any(o.get("kind") == "ConfigMap" for o in extra):
+        layout += CONFIGMAPS
+    if openshift:
+        layout += OPENSHIFT
     if anp:
         layout += ANP
     if cilium:
@@ -114,7 +132,7 @@ def build(
     served = {(g, kind): Served(g, v, plural, kind, ns) for g, v, plural, kind, ns in layout}
     seen: set[tuple[str, str, str | None, str]] = set()
     serial = 0
-    for obj in manifest_objects():
+    for obj in [*manifest_objects(), *extra]:
         group = obj["apiVersion"].rsplit("/", 1)[0] if "/" in obj["apiVersion"] else ""
         if group in ("projectcalico.org", "crd.projectcalico.org"):
             group = calico_group or group
@@ -135,3 +153,48 @@ def build(
         metadata["resourceVersion"] = str(100 + serial)
         resource.objects.append(body)
     return list(served.values())
+
+
+# A Calico GlobalNetworkSet (docs.tigera.io "Global network set") naming public resolvers, a Calico policy
+# that lets pods of `default` reach it on DNS, and kubeadm's CoreDNS ConfigMap forwarding to one of them.
+PUBLIC_RESOLVERS: dict[str, Any] = {
+    "apiVersion": "projectcalico.org/v3",
+    "kind": "GlobalNetworkSet",
+    "metadata": {"name": "public-resolvers", "labels": {"role": "public-dns"}},
+    "spec": {"nets": ["8.8.8.8/32", "8.8.4.4/32"]},
+}
+DNS_TO_NETWORK_SET: dict[str, Any] = {
+    "apiVersion": "projectcalico.org/v3",
+    "kind": "NetworkPolicy",
+    "metadata": {"name": "dns-to-public-resolvers", "namespace": "default"},
+    "spec": {
+        "selector": "all()",
+        "types": ["Egress"],
+        "egress": [
+            {
+                "action": "Allow",
+                "protocol": "UDP",
+                "destination": {
+                    "selector": "role == 'public-dns'",
+                    "namespaceSelector": "global()",  # a namespaced policy reaches global sets so
+                    "ports": [53],
+                },
+            }
+        ],
+    },
+}
+COREDNS: dict[str, Any] = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "coredns", "namespace": "kube-system"},
+    "data": {
+        "Corefile": (
+            ".:53 {\n    errors\n    health {\n       lameduck 5s\n    }\n    ready\n"
+            "    kubernetes cluster.local in-addr.arpa ip6.arpa {\n       pods insecure\n"
+            "       fallthrough in-addr.arpa ip6.arpa\n       ttl 30\n    }\n"
+            "    prometheus :9153\n    forward . 8.8.8.8\n    cache 30\n    loop\n    reload\n"
+            "    loadbalance\n}\n"
+        )
+    },
+}
+DNS_SCENARIO = (PUBLIC_RESOLVERS, DNS_TO_NETWORK_SET, COREDNS)

@@ -16,8 +16,10 @@ from auditor.config.loader import load_config
 from auditor.enums import FactKind, Status, TargetStatus
 from auditor.pipeline.audit import run_audit
 from auditor.store.engine import open_store
+from collectors.kubernetes.catalog import all_resources
 from tests.k8s_live.apiserver import ApiServer
 from tests.k8s_live.certs import Pki
+from tests.k8s_live.cluster import DNS_SCENARIO, build
 from tests.k8s_live.conftest import Context, audit_config, write_kubeconfig
 from tests.k8s_live.runs import Run, audit
 
@@ -86,7 +88,10 @@ def test_live_facts_equal_offline_facts_field_by_field(
     sources = [c.source for c in run.reader.captures(with_content=False)]
     assert "GET /apis/networking.k8s.io/v1/networkpolicies?limit=2" in sources
     assert any(s.startswith("GET /api/v1/pods?limit=2&continue=") for s in sources)
-    assert len(sources) == len(server.log)
+    assert len(sources) == len([e for e in server.log if e.status == 200])
+    # the Corefile ConfigMap is asked for by name only (here it does not exist: nothing covered)
+    assert [e.status for e in server.log if "configmaps" in e.path] == [404]
+    assert FactKind.K8S_DNS_CONFIG not in run.covered("prod")
 
 
 def test_forbidden_list_is_not_assessed_naming_verb_and_resource(
@@ -122,8 +127,11 @@ def test_absent_crds_mean_not_in_use_covered_with_zero_facts(
     assert run.reader.problems() == []
     flavors = {yaml.safe_load(f)["flavor"] for f in run.facts()[FactKind.K8S_NETWORK_POLICY]}
     assert flavors == {"kubernetes"}
-    # discovery said so: no list of a resource the server does not serve was even sent
-    assert not [e for e in server.log if e.status == 404]
+    # discovery said so: no list of a resource the server does not serve was even sent (the one 404 is
+    # the Corefile ConfigMap asked for by name, which this cluster does not have)
+    assert [e.path for e in server.log if e.status == 404] == [
+        "/api/v1/namespaces/kube-system/configmaps/coredns"
+    ]
     assert [e.path for e in server.log if e.path.startswith("/apis") and e.path.count("/") <= 3] == [
         "/apis",
         "/apis/networking.k8s.io/v1",
@@ -145,7 +153,8 @@ def test_without_discovery_a_404_on_the_list_means_absent(
     not_found = {e.path for e in server.log if e.status == 404}
     assert "/apis/cilium.io/v2/ciliumnetworkpolicies" in not_found
     assert "/apis/crd.projectcalico.org/v1/globalnetworkpolicies" in not_found  # both Calico APIs tried
-    assert len(not_found) == 9
+    # every CRD alternative, OpenShift routes and the Corefile ConfigMap by name: all tried, all absent
+    assert not_found == {r.path for r in all_resources() if not r.builtin}
 
 
 def test_expired_continue_token_restarts_the_list_without_duplicates(
@@ -281,3 +290,52 @@ def test_several_clusters_through_contexts_and_the_registered_collector(
     edge_flavors = {yaml.safe_load(f)["flavor"] for f in run.facts("edge-eu")[FactKind.K8S_NETWORK_POLICY]}
     assert {"calico", "calico-global"} <= edge_flavors
     assert "cilium" not in edge_flavors
+
+
+def test_calico_network_set_and_corefile_live_findings_equal_offline(
+    tmp_path: Path, start_server: Callable[..., ApiServer], pki: Pki
+) -> None:
+    """The Calico GlobalNetworkSet and the kube-system/coredns ConfigMap are collected live (the
+    ConfigMap by name, never by listing ConfigMaps) and judged exactly as the same objects offline."""
+    server = start_server(build(extra=DNS_SCENARIO, openshift=True, cilium=False))
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", pki, [Context("prod", server)])
+    intent = {
+        "tiers": {
+            "frontend": {
+                "cidrs": ["10.0.0.0/8"],
+                "namespaces": {"names": ["*"]},
+                "dns_resolvers": ["10.96.0.53"],
+            }
+        }
+    }
+    entry = {"name": "prod", "kubeconfig": str(kubeconfig)}
+    run = audit(audit_config(tmp_path, {"intent": intent, "sources": {"kubernetes": [entry]}}))
+    assert run.target("prod").status == TargetStatus.OK.value, run.target("prod").reason
+    assert run.reader.problems() == []
+    assert run.covered("prod") == K8S_KINDS | {FactKind.K8S_DNS_CONFIG}
+    policies = [yaml.safe_load(f) for f in run.facts()[FactKind.K8S_NETWORK_POLICY]]
+    assert [p["name"] for p in policies if p["flavor"] == "calico-global-networkset"] == ["public-resolvers"]
+    (dns,) = [yaml.safe_load(f) for f in run.facts()[FactKind.K8S_DNS_CONFIG]]
+    assert (dns["namespace"], dns["name"]) == ("kube-system", "coredns")
+    configmap_requests = [(e.path, e.query) for e in server.log if "configmaps" in e.path]
+    assert configmap_requests == [("/api/v1/namespaces/kube-system/configmaps/coredns", {})]
+    assert "/apis/route.openshift.io/v1/routes" in {e.path for e in server.log}
+
+    (corefile,) = [f for f in run.findings("T2-DNS-APPROVED-RESOLVERS") if "coredns" in f.subject]
+    assert corefile.status == Status.FAIL.value
+    # the policy reaches the public resolvers only through the GlobalNetworkSet's nets
+    (through_set,) = [f for f in run.findings("T2-DNS-APPROVED-RESOLVERS") if "dns-to-public" in f.subject]
+    assert through_set.status == Status.FAIL.value
+    assert "8.8.8.8" in str(through_set.found)
+
+    dumped = tmp_path / "dump"
+    server.dump(dumped)
+    (tmp_path / "offline").mkdir()
+    files = {"files": [{"path": str(dumped), "cluster": "prod"}]}
+    reference = audit(audit_config(tmp_path / "offline", {"intent": intent, "sources": files}))
+    assert reference.facts() == run.facts()
+
+    def verdicts(r: Run) -> list[tuple[str, str, str, str]]:
+        return sorted((f.check_id, f.subject, f.status, f.message) for f in r.reader.findings())
+
+    assert verdicts(reference) == verdicts(run)

@@ -26,6 +26,9 @@ ALLOWED = [
         [],
         "list globalnetworkpolicies.crd.projectcalico.org",
     ),
+    ("/apis/projectcalico.org/v3/globalnetworksets", [], "list globalnetworksets.projectcalico.org"),
+    ("/apis/route.openshift.io/v1/routes", [("limit", "2")], "list routes.route.openshift.io"),
+    ("/api/v1/namespaces/kube-system/configmaps/coredns", [], "get configmaps kube-system/coredns"),
 ]
 
 
@@ -42,6 +45,12 @@ def test_declared_reads_pass(path: str, query: list[tuple[str, str]], access: st
         ("PATCH", "/apis/networking.k8s.io/v1/namespaces/a/networkpolicies/p", []),
         ("PUT", "/api/v1/pods", []),
         ("GET", "/api/v1/secrets", []),  # not declared: never read
+        ("GET", "/api/v1/configmaps", []),  # ConfigMaps may hold secrets: only the Corefile one is read
+        ("GET", "/api/v1/namespaces/kube-system/configmaps", []),
+        ("GET", "/api/v1/namespaces/kube-system/configmaps/kubeadm-config", []),
+        ("GET", "/api/v1/namespaces/default/configmaps/coredns", []),
+        ("GET", "/api/v1/namespaces/kube-system/configmaps/coredns", [("limit", "1")]),
+        ("GET", "/api/v1/namespaces/kube-system/configmaps/coredns", [("watch", "true")]),
         ("GET", "/api/v1/namespaces/default/pods/web", []),  # a single object: not how it reads
         ("GET", "/api/v1/namespaces/default/pods/web/exec", [("command", "sh")]),
         ("GET", "/api/v1/namespaces/default/pods/web/log", []),
