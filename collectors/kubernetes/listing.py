@@ -199,13 +199,16 @@ def list_all(
 
 def _failed(session: KubeSession, resource: ApiResource, exc: ApiStatusError, restarts: int) -> Listed:
     status = exc.status
-    scope = "at cluster scope" if resource.single is None else ""
+    if resource.single is None:
+        scope, grant = " at cluster scope", PERMISSIONS_HINT
+    else:  # granted by the namespaced Role (resourceNames), not the ClusterRole
+        scope, grant = "", f"grant the {resource.single[0]} Role from `auditor permissions k8s`"
     if status.code == 403:
-        message = f"forbidden: {resource.permission} {scope}".rstrip() + f"; {PERMISSIONS_HINT}"
+        message = f"forbidden: {resource.permission}{scope}; {grant}"
         return Listed(
             "forbidden",
             resource,
-            Problem(session.origin, message, hint=f"{PERMISSIONS_HINT}, then run again"),
+            Problem(session.origin, message, hint=f"{grant}, then run again"),
         )
     if status.code == 404 and not resource.builtin:
         return Listed("absent", resource)

@@ -339,3 +339,17 @@ def test_calico_network_set_and_corefile_live_findings_equal_offline(
         return sorted((f.check_id, f.subject, f.status, f.message) for f in r.reader.findings())
 
     assert verdicts(reference) == verdicts(run)
+
+
+def test_forbidden_corefile_configmap_is_a_problem_and_leaves_dns_config_uncovered(
+    tmp_path: Path, start_server: Callable[..., ApiServer], pki: Pki
+) -> None:
+    server = start_server(build(extra=DNS_SCENARIO))
+    server.forbidden.add("configmaps")  # no Role in kube-system: RBAC refuses the get
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", pki, [Context("prod", server)])
+    run = live(tmp_path, kubeconfig)
+    expected = "forbidden: get configmaps kube-system/coredns; grant the kube-system Role from `auditor permissions k8s`"
+    assert [p.message for p in run.reader.problems()] == [expected]
+    assert run.target("prod").status == TargetStatus.PARTIAL.value
+    assert run.covered("prod") == K8S_KINDS  # everything but the Corefile
+    assert FactKind.K8S_DNS_CONFIG not in run.facts()
