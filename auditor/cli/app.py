@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from sqlalchemy import Engine
@@ -113,11 +115,40 @@ def load_commands() -> None:
             importlib.import_module(f"auditor.cli.{module.name}")
 
 
+def _terminate_as_interrupt(signum: int, _frame: object) -> None:
+    """SIGTERM (a supervisor, `kill`, a container stop) ends the run the way Ctrl-C does: sealed as
+    interrupted with what was collected. A second SIGTERM is not caught: it ends the process at once."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _interrupted() -> NoReturn:
+    console.print(
+        "[yellow]interrupted[/]: a run in progress is recorded as interrupted, collected evidence is kept"
+    )
+    sys.exit(130)
+
+
 def main() -> None:
-    """Console-script entry: AuditorErrors become one clear line and exit code 2."""
+    """Console-script entry: AuditorErrors become one clear line and exit code 2; Ctrl-C and SIGTERM seal
+    a running audit as interrupted and exit 130."""
+    if threading.current_thread() is not threading.main_thread():  # signal handlers: main thread only
+        _main()
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    try:
+        _main()
+    finally:  # main() called in-process (tests, embedding) leaves the caller's handler as it was
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main() -> None:
     load_commands()
     try:
         code = app(standalone_mode=False)
+        if code == 130:  # typer turns Ctrl-C (and SIGTERM, above) into exit code 130 without a word
+            _interrupted()
         sys.exit(code if isinstance(code, int) else 0)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
@@ -126,10 +157,7 @@ def main() -> None:
             console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
-        console.print(
-            "[yellow]interrupted[/]: the run is recorded as interrupted, collected evidence is kept"
-        )
-        sys.exit(130)
+        _interrupted()
     except typer.Abort:
         sys.exit(130)
     except typer.TyperException as exc:  # usage errors (typer vendors click; this is its public base class)
