@@ -202,3 +202,52 @@ def test_bad_input_is_a_problem_with_its_line() -> None:
     assert 3 in lines and 4 in lines  # the bad address, and the missing `end` at the last line
     [gi] = _of(result, Interface)
     assert gi.ipv4 == ["10.0.0.1/8"]
+
+
+def test_peer_group_members_inherit_remote_as() -> None:
+    """as2border1 (batfish example network): every member of a group with `remote-as` gets that AS."""
+    path = FIXTURES / "as2border1.cfg"
+    text = path.read_text()
+    group_as = dict(re.findall(r"(?m)^ neighbor (\S+) remote-as (\S+)$", text))
+    member_of = dict(re.findall(r"(?m)^ neighbor (\d\S+) peer-group (\S+)$", text))
+    assert member_of and group_as
+    neighbors = {n.peer: n for n in _of(_run(path.name), BgpNeighbor)}
+    assert set(neighbors) == set(member_of)  # groups themselves are not neighbours
+    for peer, group in member_of.items():
+        assert neighbors[peer].peer_group == group
+        assert neighbors[peer].remote_as == group_as[group], peer
+    assert {n.remote_as for n in neighbors.values()} == {"1", "2"}
+
+
+def test_peer_group_shutdown_and_own_setting_wins() -> None:
+    config = b"""hostname r1
+router bgp 65000
+ neighbor SPINES peer-group
+ neighbor SPINES remote-as 65100
+ neighbor SPINES shutdown
+ neighbor 10.0.0.1 peer-group SPINES
+ neighbor 10.0.0.2 peer-group SPINES
+ neighbor 10.0.0.2 remote-as 65200
+ neighbor UP peer-group
+ neighbor UP remote-as 65300
+ neighbor 10.0.0.3 peer-group UP
+ neighbor 10.0.0.3 shutdown
+ neighbor 10.0.0.4 peer-group UP
+ !
+ address-family ipv4 vrf RED
+  neighbor EDGE peer-group
+  neighbor EDGE remote-as 65400
+  neighbor 10.1.0.1 peer-group EDGE
+  neighbor 10.1.0.2 peer-group UP
+ exit-address-family
+!
+"""
+    got = {(n.vrf, n.peer): (n.remote_as, n.shutdown) for n in _of(_run("inline.cfg", config), BgpNeighbor)}
+    assert got == {
+        ("default", "10.0.0.1"): ("65100", True),
+        ("default", "10.0.0.2"): ("65200", True),
+        ("default", "10.0.0.3"): ("65300", True),
+        ("default", "10.0.0.4"): ("65300", False),
+        ("RED", "10.1.0.1"): ("65400", False),
+        ("RED", "10.1.0.2"): ("65300", False),
+    }

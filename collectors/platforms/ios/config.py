@@ -266,13 +266,20 @@ def read_static_routes(ctx: Context, config: Config) -> list[Route]:
 
 
 def read_bgp(ctx: Context, config: Config) -> list[BgpNeighbor]:
+    """BGP neighbours of every `router bgp`, each completed from its peer-group.
+
+    `neighbor G peer-group` defines group G (at router level, or inside an `address-family ipv4 vrf X`
+    for that VRF); `neighbor X peer-group G` makes X a member. A member inherits remote-as, shutdown and
+    default-originate from its group unless it sets them itself; its description is its own. A group
+    defined at router level serves every VRF; one defined in a VRF's address family shadows it there.
+    """
     peers: dict[tuple[str, str], dict[str, object]] = {}
-    groups: set[str] = set()
+    groups: set[tuple[str, str]] = set()
 
     def visit(nodes: tuple[Node, ...], vrf: str) -> None:
         for child in nodes:
             words = child.words
-            if words[:2] == ["address-family", "ipv4"] and "vrf" in words:
+            if words[:2] == ["address-family", "ipv4"] and "vrf" in words[:-1]:
                 visit(child.children, words[words.index("vrf") + 1])
                 continue
             if words[:1] == ["address-family"]:
@@ -281,11 +288,10 @@ def read_bgp(ctx: Context, config: Config) -> list[BgpNeighbor]:
             if words[:1] != ["neighbor"] or len(words) < 3:
                 continue
             peer, setting = words[1], words[2:]
-            if setting == ["peer-group"]:
-                groups.add(peer)
-                continue
             entry = peers.setdefault((vrf, peer), {})
-            if setting[0] == "remote-as" and len(setting) > 1:
+            if setting == ["peer-group"]:
+                groups.add((vrf, peer))
+            elif setting[0] == "remote-as" and len(setting) > 1:
                 entry["remote_as"] = setting[1]
             elif setting[0] == "peer-group" and len(setting) > 1:
                 entry["peer_group"] = setting[1]
@@ -296,10 +302,43 @@ def read_bgp(ctx: Context, config: Config) -> list[BgpNeighbor]:
             elif setting[0] == "default-originate":
                 entry["default_originate"] = True
 
+    out: list[BgpNeighbor] = []
     for node, _ in config.top(r"router bgp (\S+)"):
+        peers.clear()
+        groups.clear()
         visit(node.children, "default")
-    return [
-        BgpNeighbor(device=ctx.device, vrf=vrf, peer=peer, **entry)
-        for (vrf, peer), entry in peers.items()
-        if peer not in groups and (entry.get("remote_as") or entry.get("peer_group"))
-    ]
+        out += [
+            BgpNeighbor(
+                device=ctx.device, vrf=vrf, peer=peer, **_inherit(entry, _group(peers, groups, vrf, entry))
+            )
+            for (vrf, peer), entry in peers.items()
+            if (vrf, peer) not in groups
+            and ("default", peer) not in groups
+            and (entry.get("remote_as") or entry.get("peer_group"))
+        ]
+    return out
+
+
+def _group(
+    peers: dict[tuple[str, str], dict[str, object]],
+    groups: set[tuple[str, str]],
+    vrf: str,
+    entry: dict[str, object],
+) -> dict[str, object]:
+    """The settings of the neighbour's peer-group: the VRF's own group first, else the router-level one."""
+    name = entry.get("peer_group")
+    if not isinstance(name, str):
+        return {}
+    for key in ((vrf, name), ("default", name)):
+        if key in groups:
+            return peers.get(key, {})
+    return {}
+
+
+def _inherit(entry: dict[str, object], group: dict[str, object]) -> dict[str, object]:
+    """The neighbour's own settings, completed by its group's (the neighbour's own setting wins)."""
+    merged = dict(entry)
+    for key in ("remote_as", "shutdown", "default_originate"):
+        if key not in merged and key in group:
+            merged[key] = group[key]
+    return merged
