@@ -18,6 +18,7 @@ from checks.lateral.intervals import IntervalSet
 
 SERVICES = {
     "ftp": 21,
+    "ftp-data": 20,
     "ssh": 22,
     "telnet": 23,
     "smtp": 25,
@@ -38,6 +39,10 @@ SERVICES = {
     "bootpc": 68,
     "radius": 1812,
     "tacacs": 49,
+    "isakmp": 500,
+    "non500-isakmp": 4500,
+    "ldaps": 636,
+    "radius-acct": 1813,
 }
 
 
@@ -79,7 +84,7 @@ def ports(text: str | None) -> IntervalSet:
     if op == "eq":
         return IntervalSet.from_spans((v, v) for v in values)
     if op == "neq":
-        return full.subtract(IntervalSet.of((values[0], values[0])))
+        return full.subtract(IntervalSet.from_spans((v, v) for v in values))  # none of the list
     if op == "gt":
         return IntervalSet.of((values[0] + 1, PORT_MAX))
     if op == "lt":

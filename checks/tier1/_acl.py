@@ -32,6 +32,16 @@ PORT_NAMES = {
     "ldap": 389,
     "https": 443,
     "syslog": 514,
+    "tftp": 69,
+    "bootps": 67,
+    "bootpc": 68,
+    "tacacs": 49,
+    "isakmp": 500,
+    "non500-isakmp": 4500,
+    "ldaps": 636,
+    "radius": 1812,
+    "ftp": 21,
+    "ftp-data": 20,
 }
 _ALL_PROTOCOLS = {None, "ip", "ipv4", "ipv6", "any"}
 _PROTOCOL_NUMBERS = {"tcp": "6", "udp": "17"}

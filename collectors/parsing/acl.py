@@ -12,6 +12,7 @@ from typing import Literal
 
 from auditor.facts.network import Acl, AclEntry
 from collectors.parsing.config_tree import Config, Context, Node
+from collectors.parsing.port_names import is_port
 from collectors.parsing.values import is_ip_address
 
 Family = Literal["ipv4", "ipv6", "mac"]
@@ -100,7 +101,7 @@ def _address(tokens: list[str], i: int, family: Family) -> tuple[str | None, int
 
 
 def _ports(tokens: list[str], i: int) -> tuple[str | None, int]:
-    """`eq|neq P [P ...]`, `gt|lt P`, `range A B`."""
+    """`eq|neq P [P ...]` (a set: any of / none of them), `gt|lt P`, `range A B`, as written."""
     if i >= len(tokens):
         return None, i
     op = tokens[i]
@@ -109,9 +110,10 @@ def _ports(tokens: list[str], i: int) -> tuple[str | None, int]:
     if op == "range" and i + 2 < len(tokens):
         return f"range {tokens[i + 1]} {tokens[i + 2]}", i + 3
     if op in {"eq", "neq"} and i + 1 < len(tokens):
+        # EOS and IOS take a list (`eq isakmp non500-isakmp`, `eq www 443`): every following number
+        # or port name belongs to it; the first other word is the next field.
         j = i + 2
-        if tokens[i + 1].isdigit():
-            while j < len(tokens) and tokens[j].isdigit():
-                j += 1
+        while j < len(tokens) and is_port(tokens[j]):
+            j += 1
         return " ".join(tokens[i:j]), j
     return None, i
