@@ -1124,3 +1124,25 @@ def test_crlf_and_redacted_secrets() -> None:
     result = parse(text)
     assert result.problems == []
     assert [i.mtu for i in facts_of(result, Interface)] == [9000]
+
+
+def test_peer_group_shutdown_and_remote_as_reach_members_in_every_vrf() -> None:
+    result = parse(
+        "hostname leaf1\n"
+        "router bgp 65001\n"
+        "   neighbor PARKED peer group\n"
+        "   neighbor PARKED remote-as 65009\n"
+        "   neighbor PARKED shutdown\n"
+        "   neighbor 10.0.0.5 peer group PARKED\n"
+        "   neighbor 10.0.0.6 peer group PARKED\n"
+        "   neighbor 10.0.0.6 remote-as 65010\n"
+        "   vrf RED\n"
+        "      neighbor 10.9.0.1 peer group PARKED\n"
+        "end\n"
+    )
+    got = {(n.vrf, n.peer): (n.remote_as, n.shutdown) for n in facts_of(result, BgpNeighbor)}
+    assert got == {
+        ("default", "10.0.0.5"): ("65009", True),
+        ("default", "10.0.0.6"): ("65010", True),
+        ("RED", "10.9.0.1"): ("65009", True),
+    }

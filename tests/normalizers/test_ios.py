@@ -251,3 +251,42 @@ router bgp 65000
         ("RED", "10.1.0.1"): ("65400", False),
         ("RED", "10.1.0.2"): ("65300", False),
     }
+
+
+def test_peer_session_and_policy_templates_fill_what_the_neighbour_leaves_unset() -> None:
+    config = b"""hostname r1
+router bgp 65000
+ template peer-policy ORIGINATE
+  default-originate
+ exit-peer-policy
+ template peer-session BASE
+  remote-as 65100
+  shutdown
+ exit-peer-session
+ template peer-session LEAF
+  inherit peer-session BASE
+ exit-peer-session
+ template peer-session LOOP
+  inherit peer-session LOOP
+ exit-peer-session
+ neighbor 10.0.0.1 inherit peer-session LEAF
+ neighbor 10.0.0.2 remote-as 65200
+ neighbor 10.0.0.2 inherit peer-session BASE
+ neighbor 10.0.0.3 inherit peer-session LOOP
+ neighbor 10.0.0.4 remote-as 65300
+ !
+ address-family ipv4
+  neighbor 10.0.0.4 inherit peer-policy ORIGINATE
+  neighbor 10.0.0.4 activate
+ exit-address-family
+!
+"""
+    got = {
+        n.peer: (n.remote_as, n.shutdown, n.default_originate)
+        for n in _of(_run("inline.cfg", config), BgpNeighbor)
+    }
+    assert got == {
+        "10.0.0.1": ("65100", True, False),
+        "10.0.0.2": ("65200", True, False),
+        "10.0.0.4": ("65300", False, True),
+    }  # 10.0.0.3's only template inherits itself: no AS anywhere, so it is no neighbour

@@ -272,9 +272,14 @@ def read_bgp(ctx: Context, config: Config) -> list[BgpNeighbor]:
     for that VRF); `neighbor X peer-group G` makes X a member. A member inherits remote-as, shutdown and
     default-originate from its group unless it sets them itself; its description is its own. A group
     defined at router level serves every VRF; one defined in a VRF's address family shadows it there.
+    Templates (`template peer-session T` / `template peer-policy T`, used by `neighbor X inherit
+    peer-session T` / `inherit peer-policy T`, and chained by `inherit ...` inside a template) fill what
+    the neighbour and its group leave unset.
     """
     peers: dict[tuple[str, str], dict[str, object]] = {}
     groups: set[tuple[str, str]] = set()
+    templates: dict[str, dict[str, object]] = {}
+    inherits: dict[tuple[str, str], list[str]] = {}
 
     def visit(nodes: tuple[Node, ...], vrf: str) -> None:
         for child in nodes:
@@ -285,12 +290,21 @@ def read_bgp(ctx: Context, config: Config) -> list[BgpNeighbor]:
             if words[:1] == ["address-family"]:
                 visit(child.children, vrf)
                 continue
+            if words[:1] == ["template"] and len(words) == 3 and words[1] in ("peer-session", "peer-policy"):
+                templates[words[2]] = _template(child)
+                continue
             if words[:1] != ["neighbor"] or len(words) < 3:
                 continue
             peer, setting = words[1], words[2:]
             entry = peers.setdefault((vrf, peer), {})
             if setting == ["peer-group"]:
                 groups.add((vrf, peer))
+            elif (
+                setting[0] == "inherit"
+                and len(setting) == 3
+                and setting[1] in ("peer-session", "peer-policy")
+            ):
+                inherits.setdefault((vrf, peer), []).append(setting[2])
             elif setting[0] == "remote-as" and len(setting) > 1:
                 entry["remote_as"] = setting[1]
             elif setting[0] == "peer-group" and len(setting) > 1:
@@ -306,17 +320,51 @@ def read_bgp(ctx: Context, config: Config) -> list[BgpNeighbor]:
     for node, _ in config.top(r"router bgp (\S+)"):
         peers.clear()
         groups.clear()
+        templates.clear()
+        inherits.clear()
         visit(node.children, "default")
-        out += [
-            BgpNeighbor(
-                device=ctx.device, vrf=vrf, peer=peer, **_inherit(entry, _group(peers, groups, vrf, entry))
-            )
-            for (vrf, peer), entry in peers.items()
-            if (vrf, peer) not in groups
-            and ("default", peer) not in groups
-            and (entry.get("remote_as") or entry.get("peer_group"))
-        ]
+        for key, entry in peers.items():
+            vrf, peer = key
+            if key in groups or ("default", peer) in groups:
+                continue
+            merged = _inherit(entry, _group(peers, groups, vrf, entry))
+            for name in inherits.get(key, []):
+                merged = _inherit(merged, _resolve_template(templates, name, frozenset()))
+            if merged.get("remote_as") or merged.get("peer_group"):
+                out.append(BgpNeighbor(device=ctx.device, vrf=vrf, peer=peer, **merged))
     return out
+
+
+def _template(node: Node) -> dict[str, object]:
+    """A `template peer-session`/`peer-policy` block's own settings; `_inherits` names its parents."""
+    own: dict[str, object] = {}
+    parents: list[str] = []
+    for child in node.children:
+        w = child.words
+        if w[0] == "remote-as" and len(w) > 1:
+            own["remote_as"] = w[1]
+        elif w == ["shutdown"] or w[:2] == ["shutdown", "graceful"]:
+            own["shutdown"] = True
+        elif w[0] == "default-originate":
+            own["default_originate"] = True
+        elif w[0] == "inherit" and len(w) == 3 and w[1] in ("peer-session", "peer-policy"):
+            parents.append(w[2])
+    own["_inherits"] = parents
+    return own
+
+
+def _resolve_template(
+    templates: dict[str, dict[str, object]], name: str, seen: frozenset[str]
+) -> dict[str, object]:
+    """A template's settings completed from the templates it inherits (a cycle stops the chain)."""
+    if name in seen or name not in templates:
+        return {}
+    own = templates[name]
+    merged = {k: v for k, v in own.items() if k != "_inherits"}
+    parents = own.get("_inherits")
+    for parent in parents if isinstance(parents, list) else []:
+        merged = _inherit(merged, _resolve_template(templates, str(parent), seen | {name}))
+    return merged
 
 
 def _group(
