@@ -78,9 +78,10 @@ def ports(text: str | None) -> IntervalSet:
     if not text:
         return full
     op, *args = text.split()
-    values = [v for v in (_port(a) for a in args) if v is not None]
-    if not values:
+    known = [_port(a) for a in args]
+    if not known or None in known:  # a port name not known here may be any port: assume all
         return full
+    values = [v for v in known if v is not None]
     if op == "eq":
         return IntervalSet.from_spans((v, v) for v in values)
     if op == "neq":

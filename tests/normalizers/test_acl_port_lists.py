@@ -100,3 +100,10 @@ def test_port_list_stops_at_the_destination_address() -> None:
     assert entry.source_ports == "eq www https"
     assert entry.destination == "host 10.0.0.9"
     assert entry.destination_ports == "eq ssh"
+
+
+def test_unknown_port_name_in_a_list_is_taken_as_any_port() -> None:
+    """A name the checks do not know may be any port: the lateral reading widens, never narrows."""
+    entry = _ios("permit tcp any any eq www 8080")
+    assert ports(entry.destination_ports) == _set(80, 8080)
+    assert ports("eq www frobnicate") == _ALL
