@@ -85,15 +85,29 @@ class ZoneGraph:
         return [data["link"] for _, _, data in self.graph.out_edges(zone_id, data=True)]
 
     def best_link(self, src: str, dst: str) -> Link:
-        """The link with the fewest hops between two adjacent zones (stable: first added on ties)."""
+        """The link with the fewest hops between two adjacent zones. Ties go to the smallest text, not to
+        the first added: links arrive in evidence completion order, and identical evidence must name
+        the same link in every run."""
         links: list[Link] = [data["link"] for data in self.graph.get_edge_data(src, dst).values()]
-        return min(links, key=lambda lk: len(lk.hops))
+        return min(links, key=link_key)
+
+
+def link_key(link: Link) -> tuple[int, tuple[str, ...], str, str]:
+    """A total, run-independent order on parallel links: fewest hops first, then by what they say."""
+    return (
+        len(link.hops),
+        tuple(h.text for h in link.hops),
+        link.conns.describe(),
+        link.addresses.describe(),
+    )
 
 
 def paths_to(graph: ZoneGraph, targets: Iterable[str], *, avoid: Iterable[str] = ()) -> dict[str, str | None]:
     """Reverse breadth-first search from the targets: for every zone that reaches one, the next zone on
     a shortest path (None for the targets themselves). Zones in `avoid` are neither entered nor left
-    (the internet is never a pivot for other sources: its own finding covers what it reaches)."""
+    (the internet is never a pivot for other sources: its own finding covers what it reaches).
+    Predecessors are visited in sorted order, so among equally short paths the choice depends on the
+    targets' order and zone ids only, never on the order links were added (collection order)."""
     blocked = set(avoid)
     nxt: dict[str, str | None] = {}
     queue: deque[str] = deque()
@@ -103,7 +117,7 @@ def paths_to(graph: ZoneGraph, targets: Iterable[str], *, avoid: Iterable[str] =
             queue.append(target)
     while queue:
         node = queue.popleft()
-        for pred in graph.graph.predecessors(node):
+        for pred in sorted(graph.graph.predecessors(node)):
             if pred in nxt or pred in blocked:
                 continue
             nxt[pred] = node

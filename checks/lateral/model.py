@@ -98,12 +98,16 @@ class ModelContext:
             self.admissions[zone.id] = admission
 
     def owners_of(self, piece: IPSet) -> list[tuple[IPSet, str]]:
-        """The zones whose addresses overlap `piece`, through a /16 bucket index (IPv6: a scan)."""
+        """The zones whose addresses overlap `piece`, through a /16 bucket index (IPv6: a scan), by zone
+        id: zones register in evidence completion order, and `deliver` lands on the first owner of each
+        tier, so identical evidence must list them in the same order in every run."""
         buckets = _buckets(piece)
         if piece.v6 or len(buckets) > 4096:
-            return [o for o in self.owners if o[0].overlaps(piece)]
-        hits = sorted({i for b in buckets for i in self._by_bucket.get(b, ())})
-        return [self.owners[i] for i in hits if self.owners[i][0].overlaps(piece)]
+            found = [o for o in self.owners if o[0].overlaps(piece)]
+        else:
+            hits = {i for b in buckets for i in self._by_bucket.get(b, ())}
+            found = [self.owners[i] for i in hits if self.owners[i][0].overlaps(piece)]
+        return sorted(found, key=lambda o: o[1])
 
     def pivots(self, zone_id: str) -> bool:
         """Whether walks start from this zone: not from tier-1/3 zones, since reaching one already fails

@@ -15,7 +15,9 @@ from collectors.base import TargetSpec
 from collectors.offline.collector import OfflineFilesCollector
 
 
-def lab_context(config: Path) -> CheckContext:
+def lab_context(config: Path, *, reverse: bool = False) -> CheckContext:
+    """`reverse`: store the targets' facts in reverse plan order, as a concurrent collection that
+    finished the other way round would (fact ids follow completion order)."""
     cfg = load_config(config)
     collector = OfflineFilesCollector()
     plan = collector.plan(cfg)
@@ -23,7 +25,7 @@ def lab_context(config: Path) -> CheckContext:
     facts: list[StoredFact[FactRecord]] = []
     targets: list[TargetView] = []
     seq = 0
-    for spec in plan.targets:
+    for spec in reversed(plan.targets) if reverse else plan.targets:
         targets.append(_view(spec))
         for item in collector.collect(spec):
             if not hasattr(item, "content"):
