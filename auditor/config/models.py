@@ -63,8 +63,11 @@ def _platform(value: object) -> str:
 PlatformName = Annotated[str, BeforeValidator(_platform)]
 
 
-def _vlan_ranges(value: object) -> list[tuple[int, int]]:
-    """Accept "100-199,300", [100, "200-210"] or [[100, 199]]."""
+def _int_ranges(
+    value: object, *, shape: str, item: str, name: str, low: int, high: int, pairs: bool = False
+) -> list[tuple[int, int]]:
+    """Numbers and ranges given as "100-199,300", [100, "200-210"] (or [[100, 199]] when `pairs`),
+    each within low..high; `shape`, `item` and `name` word the errors for the field being read."""
     items: list[object]
     if isinstance(value, str):
         items = [p for p in value.replace(" ", "").split(",") if p]
@@ -73,22 +76,40 @@ def _vlan_ranges(value: object) -> list[tuple[int, int]]:
     elif isinstance(value, list):
         items = list(value)
     else:
-        raise ValueError("expected VLAN ranges such as '100-199,300'")
+        raise ValueError(f"expected {shape}")
     out: list[tuple[int, int]] = []
-    for item in items:
-        if isinstance(item, int):
-            lo = hi = item
-        elif isinstance(item, str) and re.fullmatch(r"\d+(-\d+)?", item):
-            lo_s, _, hi_s = item.partition("-")
+    for entry in items:
+        if isinstance(entry, int) and not (isinstance(entry, bool) and not pairs):
+            lo = hi = entry
+        elif isinstance(entry, str) and re.fullmatch(r"\d+(-\d+)?", entry):
+            lo_s, _, hi_s = entry.partition("-")
             lo, hi = int(lo_s), int(hi_s or lo_s)
-        elif isinstance(item, list | tuple) and len(item) == 2 and all(isinstance(i, int) for i in item):
-            lo, hi = item[0], item[1]
+        elif (
+            pairs
+            and isinstance(entry, list | tuple)
+            and len(entry) == 2
+            and all(isinstance(i, int) for i in entry)
+        ):
+            lo, hi = entry[0], entry[1]
         else:
-            raise ValueError(f"expected a VLAN id or range such as 100-199, got {item!r}")
-        if not (1 <= lo <= hi <= 4094):
-            raise ValueError(f"VLAN range {lo}-{hi} is outside 1-4094")
+            raise ValueError(f"expected {item}, got {entry!r}")
+        if not (low <= lo <= hi <= high):
+            raise ValueError(f"{name} range {lo}-{hi} is outside {low}-{high}")
         out.append((lo, hi))
     return out
+
+
+def _vlan_ranges(value: object) -> list[tuple[int, int]]:
+    """Accept "100-199,300", [100, "200-210"] or [[100, 199]]."""
+    return _int_ranges(
+        value,
+        shape="VLAN ranges such as '100-199,300'",
+        item="a VLAN id or range such as 100-199",
+        name="VLAN",
+        low=1,
+        high=4094,
+        pairs=True,  # VLAN lists have always also taken [lo, hi] pairs (and, being ints, booleans)
+    )
 
 
 class NamespaceSelector(_Strict):
@@ -158,28 +179,14 @@ class TierIntent(_Strict):
 
 def _port_ranges(value: object) -> list[tuple[int, int]]:
     """Accept [161, "1812-1813"] or "67-69,4011"."""
-    items: list[object]
-    if isinstance(value, str):
-        items = [p for p in value.replace(" ", "").split(",") if p]
-    elif isinstance(value, int):
-        items = [value]
-    elif isinstance(value, list):
-        items = list(value)
-    else:
-        raise ValueError("expected ports such as [161] or ['1812-1813']")
-    out: list[tuple[int, int]] = []
-    for item in items:
-        if isinstance(item, int) and not isinstance(item, bool):
-            lo = hi = item
-        elif isinstance(item, str) and re.fullmatch(r"\d+(-\d+)?", item):
-            lo_s, _, hi_s = item.partition("-")
-            lo, hi = int(lo_s), int(hi_s or lo_s)
-        else:
-            raise ValueError(f"expected a port or range such as 161 or '1812-1813', got {item!r}")
-        if not (0 <= lo <= hi <= 65535):
-            raise ValueError(f"port range {lo}-{hi} is outside 0-65535")
-        out.append((lo, hi))
-    return out
+    return _int_ranges(
+        value,
+        shape="ports such as [161] or ['1812-1813']",
+        item="a port or range such as 161 or '1812-1813'",
+        name="port",
+        low=0,
+        high=65535,
+    )
 
 
 _AWS_ID = re.compile(r"^(tgw|tgw-attach|igw|nat|eigw|vgw|eni|i|pcx|cagw|lgw|vpce)-[0-9a-f]+$")
