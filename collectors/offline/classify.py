@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from collectors.flowlogs.fields import REQUIRED_FIELDS, header_fields
 from collectors.platforms.registry import Detected, platforms
 
 HEAD_BYTES = 16_384
@@ -30,7 +31,6 @@ AWS_KEYS = (
 )
 _AWS_KEY = re.compile(r'"(' + "|".join(AWS_KEYS) + r')"\s*:')
 _K8S = re.compile(r"^\s*(apiVersion|kind)\s*:|\"(apiVersion|kind)\"\s*:", re.MULTILINE)
-_FLOW_HEADER = re.compile(r"^version account-id interface-id srcaddr dstaddr", re.MULTILINE)
 _FLOW_V2 = re.compile(
     r"^2 \S+ \S+ \S+ \S+ \S+ \S+ \S+ \S+ \S+ \d+ \d+ (ACCEPT|REJECT|-) (OK|NODATA|SKIPDATA)", re.MULTILINE
 )
@@ -103,7 +103,7 @@ def classify(path: Path, head: bytes) -> Classified | None:
         return _structured(path, name, text)  # SONiC config_db, NVUE `nv config show -o json`
     if name.endswith((".yaml", ".yml")):
         return Classified("k8s.manifest") if _K8S.search(text) else _structured(path, name, text)
-    if _FLOW_HEADER.search(text) or _FLOW_V2.search(text):
+    if _flow_header(text) or _FLOW_V2.search(text):
         return Classified("aws.flowlog")
     if name == "partitions.conf" or name.endswith(".partitions.conf") or _OPENSM.search(text):
         return Classified("opensm.partitions", path.parent.name)  # the fabric: the file's directory
@@ -112,6 +112,17 @@ def classify(path: Path, head: bytes) -> Classified | None:
         return detected
     hostname = _HOSTNAME.search(text)  # a device config, but no platform recognises it
     return Classified(UNKNOWN_CONFIG, hostname.group(1)) if hostname else None
+
+
+def _flow_header(text: str) -> bool:
+    """A flow-log object's first line names its fields, in the order of its LogFormat: the default
+    (`version account-id interface-id ...`) or any custom order (`version vpc-id subnet-id ...`). Every word
+    must be a documented field and the ones the auditor needs must be there (an IOS `version 15.2` is not)."""
+    first = text.lstrip("\ufeff").split("\n", 1)[0].split()
+    if len(first) < len(REQUIRED_FIELDS):
+        return False
+    names = header_fields([w.encode("ascii", "replace") for w in first])
+    return names is not None and all(f in names for f in REQUIRED_FIELDS)
 
 
 def _structured(path: Path, name: str, text: str) -> Classified | None:
