@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from checks.k8s.compile import ClusterPolicies
 from checks.k8s.connlist import describe, ip_atoms, peer_blocks
-from checks.k8s.engine import Because, PolicyEngine
-from checks.k8s.ir import GENERIC, Action, Direction, Policy
+from checks.k8s.engine import Because, PolicyEngine, Verdict
+from checks.k8s.ir import GENERIC, Action, Direction, Endpoint, Policy
 from checks.k8s.workloads import Workload
 from checks.lateral.addresses import V6_MAX, IPSet
 from checks.lateral.conns import ConnSet
@@ -77,6 +77,22 @@ def explicit_rules(because: Because) -> list[tuple[Policy, str]]:
     return [(p, r.where) for p, r in because if p is not None and r.action == Action.ALLOW]
 
 
+def allowed_by(verdict: Verdict, dst: Endpoint) -> list[tuple[Policy, str, ConnSet]]:
+    """(policy, rule place, connections) of each allow rule behind a verdict, with the part of the
+    explicitly allowed connections that rule opens itself. Two rules allowing one destination on
+    different ports (a proxy rule on 3128, a `world` rule on 443) are each held to their own ports,
+    never to the union; a rule whose every connection is denied or decided elsewhere is left out."""
+    explicit = verdict.explicit
+    out = []
+    for policy, rule in verdict.because:
+        if policy is None or rule.action != Action.ALLOW:
+            continue
+        own = explicit.intersect(rule.conns(dst))
+        if own:
+            out.append((policy, rule.where, own))
+    return out
+
+
 def address_atoms(blocks: Iterable[IPSet]) -> list[IPSet]:
     """Every address (IPv4 and IPv6) cut at the boundaries of the blocks: each atom is inside or
     outside each block, so one verdict per atom says what the policies do for all its addresses."""
@@ -135,8 +151,11 @@ def explicit_egress(
             )
             if not conns:
                 continue
-            for policy, where in explicit_rules(verdict.because):
+            for policy, where, opened in allowed_by(verdict, atom):
+                own = opened.intersect(conns)
+                if not own:
+                    continue
                 item = out.setdefault((policy.label, where), Reached(policy, where))
                 item.addresses = item.addresses.union(atom)
-                item.conns = item.conns.union(conns)
+                item.conns = item.conns.union(own)
     return out

@@ -24,7 +24,7 @@ from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.k8s.cluster_dns import ClusterDns, find_cluster_dns
 from checks.k8s.ir import Action, Peer, PeerKind, Policy
-from checks.k8s.questions import explicit_rules
+from checks.k8s.questions import allowed_by
 from checks.k8s.workloads import Workload
 from checks.netutil import network
 from checks.tier2._k8s_scope import NEEDS, Cluster, PolicyOffenses, facts_of, tenant_clusters
@@ -145,7 +145,7 @@ class NoCrossTenant(Check):
                             )
                             if not verdict.explicit:
                                 continue
-                            for allowing, where in explicit_rules(verdict.because):
+                            for allowing, where, _ in allowed_by(verdict, pod if ingress else them):
                                 text = (
                                     f"{where} admits {_pods(them)} into {pod.namespace}"
                                     if ingress
