@@ -70,10 +70,14 @@ class AwsNetwork:
         self.f = facts
         # The internet as a source: the public space as the intent defines it (checks/address_space).
         self.internet = IPSet.parse(*(str(n) for n in AddressSpace.from_intent(ctx.intent).public_networks()))
+        # VPN connections by the VPN gateway they end on: a route to the VGW leads into them. A VPN that
+        # ends on a transit gateway is reached only where the TGW route table sends traffic to its
+        # attachment (_tgw), never by every route to that transit gateway.
         self.vpn_of_gateway: dict[str, list[str]] = defaultdict(list)
         for vpn in facts.gateways:
-            if vpn.record.gateway_type == "vpn-connection" and vpn.record.via:
-                self.vpn_of_gateway[vpn.record.via].append(vpn.record.gateway_id)
+            via = vpn.record.via or ""
+            if vpn.record.gateway_type == "vpn-connection" and via and not via.startswith("tgw-"):
+                self.vpn_of_gateway[via].append(vpn.record.gateway_id)
         self.subnets = {s.record.subnet_id: s for s in facts.subnets}
         self.vpcs = {v.record.vpc_id: v for v in facts.vpcs}
         self.by_vpc: dict[str, list[StoredFact[AwsSubnet]]] = defaultdict(list)

@@ -168,3 +168,40 @@ def test_the_internet_is_the_intents_public_space() -> None:
     assert {f"{r.source.id} -> {r.tier.value}": bool(r.path) for r in answer(model)}[
         "internet -> oob"
     ] is True
+
+
+EGRESS_VPC: list[dict[str, Any]] = [
+    {"kind": "aws_vpc", "vpc_id": "vpc-eg", "cidrs": ["10.90.0.0/16"]},
+    {"kind": "aws_subnet", "subnet_id": "subnet-eg", "vpc_id": "vpc-eg", "cidr": "10.90.1.0/24"},
+    {
+        "kind": "aws_tgw_attachment",
+        "attachment_id": "tgw-attach-eg",
+        "transit_gateway_id": "tgw-1",
+        "resource_type": "vpc",
+        "resource_id": "vpc-eg",
+        "state": "available",
+        "route_table_id": "tgw-rtb-eg",
+    },
+    # the VPN to the on-site OOB network ends on the same transit gateway (DescribeVpnConnections)
+    {"kind": "aws_gateway", "gateway_id": "vpn-oob", "gateway_type": "vpn-connection", "via": "tgw-1"},
+]
+
+
+def test_a_vpn_on_the_transit_gateway_is_reached_only_by_the_tgw_routes_to_it() -> None:
+    declared = {"attachments": [{"id": "vpn-oob", "tier": "oob"}]}
+    to_egress = {
+        **TGW_DEFAULT_TO_VPN,
+        "routes": [{"destination": "0.0.0.0/0", "attachment_ids": ["tgw-attach-eg"]}],
+    }
+    # decoy: the frontend's default route goes to the TGW, whose table sends it to the egress VPC only
+    reach = _reach(declared, *BASE, *EGRESS_VPC, DEFAULT_TO_TGW, to_egress)
+    assert reach[f"{A}/subnet-fe -> oob"] is False
+    # violation: the same table also holds the OOB network's route to the VPN attachment
+    leak = {
+        **to_egress,
+        "routes": [
+            *to_egress["routes"],
+            {"destination": "10.250.0.0/16", "attachment_ids": ["tgw-attach-vpn"]},
+        ],
+    }
+    assert _reach(declared, *BASE, *EGRESS_VPC, DEFAULT_TO_TGW, leak)[f"{A}/subnet-fe -> oob"] is True
