@@ -176,3 +176,125 @@ def test_bad_address_costs_only_itself() -> None:
     [swp1] = _of(result, Interface)
     assert swp1.ipv4 == ["10.0.0.1/31"]
     assert "300.1.1.1/24" in result.problems[0].message
+
+
+def _swp(**extra: Any) -> dict[str, Any]:
+    return {"type": "swp", "link": {"speed": "400G"}, **extra}
+
+
+QOS_TREE: dict[str, Any] = {
+    "system": {"hostname": "leaf3"},
+    "interface": {
+        "swp1": {"type": "swp", "link": {"breakout": {"4x": {}}}},
+        "swp1s0": {"type": "swp", "link": {"speed": "100G"}},
+        "swp2": _swp(),
+        "swp3": _swp(qos={"pfc": {"profile": "TWO-PRIO"}, "mapping": {"profile": "TRUST-COS"}}),
+        "swp4": _swp(qos={"congestion-control": {"profile": "NO-ECN"}}),
+        "swp5": _swp(qos={"pfc": {"profile": "MISSING"}}),
+        "bond1": {"type": "bond", "bond": {"member": {"swp2": {}}}},
+    },
+    "qos": {
+        "pfc": {
+            "default-global": {"switch-priority": {"3": {}}, "rx": "enable", "tx": "enable"},
+            "TWO-PRIO": {"switch-priority": {"3": {}, "4": {}}},
+        },
+        "congestion-control": {
+            "default-global": {"traffic-class": {"3": {"ecn": "enable", "min-threshold": 150000}}},
+            "NO-ECN": {"traffic-class": {"3": {"ecn": "disable", "red": "enable"}}},
+        },
+        "mapping": {"default-global": {"trust": "l3"}, "TRUST-COS": {"trust": "l2"}},
+    },
+}
+
+
+def test_qos_global_profiles_and_per_port_profiles() -> None:
+    """default-global applies to every port (breakout lanes included); a port's own profile wins: two
+    no-drop priorities, ECN disabled on the lossless class and 802.1p trust are read as configured."""
+    result = _run(QOS_TREE)
+    qos = {
+        q.interface: (q.pfc_enabled, q.pfc_no_drop_priorities, q.ecn_queues, q.trust)
+        for q in _of(result, QosInterface)
+    }
+    assert qos == {
+        "swp1s0": (True, [3], [3], "dscp"),
+        "swp2": (True, [3], [3], "dscp"),
+        "swp3": (True, [3, 4], [3], "cos"),
+        "swp4": (True, [3], [], "dscp"),
+        "swp5": (None, [], [3], "dscp"),  # its PFC profile is not defined: not reported
+    }
+    [problem] = result.problems
+    assert "swp5" in problem.message and "MISSING" in problem.message
+
+
+def test_explicit_profile_overrides_roce_defaults() -> None:
+    tree = {
+        **QOS_TREE,
+        "qos": {"roce": {"enable": "on"}, "pfc": {"default-global": {"switch-priority": {"4": {}}}}},
+    }
+    qos = {q.interface: q for q in _of(_run(tree), QosInterface)}
+    assert (qos["swp2"].pfc_no_drop_priorities, qos["swp2"].ecn_queues, qos["swp2"].trust) == (
+        [4],
+        [3],
+        "dscp",
+    )
+    lossy = {**QOS_TREE, "qos": {"roce": {"enable": "on", "mode": "lossy"}}}
+    swp2 = {q.interface: q for q in _of(_run(lossy), QosInterface)}["swp2"]
+    assert (swp2.pfc_enabled, swp2.pfc_no_drop_priorities, swp2.ecn_queues) == (False, [], [3])
+
+
+def test_no_qos_configured_reports_nothing() -> None:
+    tree = {k: v for k, v in QOS_TREE.items() if k != "qos"}
+    assert _of(_run(tree), QosInterface) == []
+
+
+def test_breakout_parent_is_not_a_port() -> None:
+    names = {i.name for i in _of(_run(QOS_TREE), Interface)}
+    assert "swp1" not in names and {"swp1s0", "swp2"} <= names
+
+
+def test_vrf_route_targets_rd_redistribution_and_leaks() -> None:
+    """The tenant's own RT imported and exported (legitimate) and another tenant's RT imported (a leak
+    the route-target graph must see); redistribution and `route-import from-vrf` are read too."""
+    tree = {
+        "interface": {"swp1": _swp()},
+        "vrf": {
+            "RDMA-A": {
+                "router": {
+                    "bgp": {
+                        "rd": "10.143.0.13:3001",
+                        "route-import": {"from-evpn": {"route-target": {"65100:3001": {}}}},
+                        "route-export": {"to-evpn": {"route-target": {"65100:3001": {}}}},
+                        "address-family": {
+                            "ipv4-unicast": {
+                                "redistribute": {"connected": {"enable": "on"}},
+                                "network": {"10.128.3.0/24": {}},
+                            }
+                        },
+                    }
+                }
+            },
+            "RDMA-B": {
+                "router": {
+                    "bgp": {
+                        "route-import": {"from-evpn": {"route-target": {"65100:3002": {}, "65100:3001": {}}}},
+                        "route-export": {"to-evpn": {"route-target": {"auto": {}}}},
+                        "address-family": {
+                            "ipv4-unicast": {"route-import": {"from-vrf": {"list": {"RDMA-A": {}}}}}
+                        },
+                    }
+                }
+            },
+        },
+    }
+    vrfs = {v.name: v for v in _of(_run(tree), Vrf)}
+    a, b = vrfs["RDMA-A"], vrfs["RDMA-B"]
+    assert (a.rd, a.route_targets_import, a.route_targets_export) == (
+        "10.143.0.13:3001",
+        ["65100:3001"],
+        ["65100:3001"],
+    )
+    assert (a.bgp_redistribute, a.bgp_networks) == (["connected"], ["10.128.3.0/24"])
+    assert (b.route_targets_import, b.route_targets_export) == (["65100:3002", "65100:3001"], ["auto"])
+    assert b.leaks == [
+        "vrf RDMA-B router bgp address-family ipv4-unicast route-import from-vrf list RDMA-A (vrf RDMA-A)"
+    ]

@@ -304,8 +304,12 @@ def test_buildimage_sample_exact_values() -> None:
         ("mgmt", "::/0", "fc00:2::1", "eth0", None),
         ("mgmt", "2001:aa:aa::aa/128", "fc00:2::1", "eth0", None),
     }
+    # VRFs on the box (mgmt, Vrf_blue): sshd's default-VRF socket answers in every VRF (tcp_l3mdev_accept)
     services = {(s.service, s.vrf) for s in _of(result, MgmtService)}
-    assert services == {("ssh", "default"), ("ssh", "mgmt"), ("snmp", "default"), ("snmp", "mgmt")}
+    assert services == {("ssh", "*"), ("snmp", "*")}
+    # BGP_GLOBALS_AF_NETWORK|default|ipv4_unicast|21.0.0.0/8 and ROUTE_REDISTRIBUTE|default|connected|bgp|ipv4
+    assert (vrfs["default"].bgp_networks, vrfs["default"].bgp_redistribute) == (["21.0.0.0/8"], ["connected"])
+    assert vrfs["default"].route_targets_import == [] and vrfs["default"].rd is None  # autort only
     interfaces = {i.name: i for i in _of(result, Interface)}
     assert interfaces["Vlan111"].ipv4 == ["10.222.10.65/26"] and interfaces["Vlan111"].mtu == 9216
     assert interfaces["Ethernet12.10"].mode == "routed" and interfaces["Ethernet12.10"].ipv4 == [
@@ -414,3 +418,69 @@ def test_empty_or_wrong_document_is_a_problem_not_a_pass(content: bytes) -> None
     assert result.facts == [] and result.covers == set()
     assert len(result.problems) == 1
     assert FactKind.INTERFACE not in result.covers
+
+
+def _db(doc: dict[str, Any]) -> NormalizeResult:
+    return normalize_config_db(_capture(json.dumps(doc, indent=4, sort_keys=True).encode()))
+
+
+TENANT_VRFS: dict[str, Any] = {
+    "DEVICE_METADATA": {"localhost": {"hostname": "leaf2", "hwsku": "ACS-MSN4700"}},
+    "VRF": {"Vrf-RDMA-A": {"vni": "13001"}, "Vrf-RDMA-B": {"vni": "13002"}},
+    "BGP_GLOBALS": {"Vrf-RDMA-A": {"local_asn": "65102"}, "Vrf-RDMA-B": {"local_asn": "65102"}},
+    "BGP_GLOBALS_EVPN_RT": {
+        "Vrf-RDMA-A|L2VPN_EVPN|65100:3001": {"route-target-type": "both"},
+        "Vrf-RDMA-B|L2VPN_EVPN|65100:3002": {"route-target-type": "both"},
+        "Vrf-RDMA-B|L2VPN_EVPN|65100:3001": {"route-target-type": "import"},
+    },
+    "BGP_GLOBALS_AF": {
+        "Vrf-RDMA-A|l2vpn_evpn": {"route-distinguisher": "10.143.0.12:3001", "export-rts": ["65100:3901"]},
+        "Vrf-RDMA-A|ipv4_unicast": {"import_vrf": "Vrf-RDMA-B"},
+    },
+    "BGP_GLOBALS_EVPN_VNI_RT": {"default|L2VPN_EVPN|10100|65100:100": {"route-target-type": "both"}},
+}
+
+
+def test_route_targets_rd_and_vrf_imports_per_vrf() -> None:
+    """frrcfgd's tables: the VRF's own RT on both sides (legitimate), another tenant's RT imported
+    (the leak the checks must see), per-VNI MAC-VRF RTs left out, `import vrf` kept as a leak."""
+    result = _db(TENANT_VRFS)
+    assert result.problems == []
+    vrfs = {v.name: v for v in _of(result, Vrf)}
+    a, b = vrfs["Vrf-RDMA-A"], vrfs["Vrf-RDMA-B"]
+    assert (a.route_targets_import, a.route_targets_export) == (["65100:3001"], ["65100:3001", "65100:3901"])
+    assert (b.route_targets_import, b.route_targets_export) == (["65100:3001", "65100:3002"], ["65100:3002"])
+    assert a.rd == "10.143.0.12:3001" and b.rd is None
+    assert vrfs["default"].route_targets_import == []  # the L2 VNI's RT is no IP-VRF route target
+    assert a.leaks == ["BGP_GLOBALS_AF|Vrf-RDMA-A|ipv4_unicast import_vrf Vrf-RDMA-B (vrf Vrf-RDMA-B)"]
+
+
+def test_unknown_route_target_type_is_a_problem_on_its_line() -> None:
+    doc = {
+        **TENANT_VRFS,
+        "BGP_GLOBALS_EVPN_RT": {"Vrf-RDMA-A|L2VPN_EVPN|65100:3001": {"route-target-type": "x"}},
+    }
+    result = _db(doc)
+    [problem] = result.problems
+    assert "route-target-type" in problem.message and problem.line is not None
+    assert {v.name: v.route_targets_import for v in _of(result, Vrf)}["Vrf-RDMA-A"] == []
+
+
+def test_ssh_in_every_vrf_once_the_box_has_vrfs() -> None:
+    """No VRF: sshd is the default VRF's. Data VRFs or the management VRF: it answers in all of them,
+    and a CTRLPLANE ACL bound to SSH is what fences it; SNMP bound by SNMP_AGENT_ADDRESS_CONFIG stays
+    in the VRF each address names (empty = default)."""
+    plain = _db({"DEVICE_METADATA": {"localhost": {"hostname": "leaf2"}}, "PORT": {"Ethernet0": {}}})
+    assert [(s.service, s.vrf, s.acl) for s in _of(plain, MgmtService)] == [("ssh", "default", None)]
+    doc = {
+        **TENANT_VRFS,
+        "MGMT_VRF_CONFIG": {"vrf_global": {"mgmtVrfEnabled": "true"}},
+        "ACL_TABLE": {"SSH_ONLY": {"type": "CTRLPLANE", "services": ["SSH"], "stage": "ingress"}},
+        "ACL_RULE": {
+            "SSH_ONLY|RULE_1": {"PRIORITY": "9999", "SRC_IP": "172.16.200.10/32", "PACKET_ACTION": "ACCEPT"}
+        },
+        "SNMP_COMMUNITY": {"ro": {"TYPE": "RO"}},
+        "SNMP_AGENT_ADDRESS_CONFIG": {"172.16.1.22|161|mgmt": {}, "10.143.0.12|161|": {}},
+    }
+    services = {(s.service, s.vrf, s.acl) for s in _of(_db(doc), MgmtService)}
+    assert services == {("ssh", "*", "SSH_ONLY"), ("snmp", "mgmt", None), ("snmp", "default", None)}

@@ -10,8 +10,11 @@ The tree (NVIDIA's NVUE reference; keys are the `nv set` path words):
   router/bgp/neighbor/PEER/{remote-as, peer-group, description}, evpn/vni/{VNI: {}}.
 - acl/NAME: type (ipv4|ipv6|mac), rule/N/{match/ip/{protocol, source-ip, dest-ip, source-port,
   dest-port}, action/{permit|deny: {}}}.
-- qos/roce/{enable, mode}: lossless mode = PFC on switch priority 3, ECN on traffic class 3 and DSCP
-  trust on every switch port (NVIDIA's RoCE defaults); lossy = ECN only.
+- qos: see qos.py.
+- vrf/NAME/router/bgp: rd, route-import/from-evpn/route-target/RT and route-export/to-evpn/route-target/RT
+  (the VRF's L3 VNI route targets), address-family/ipv4-unicast/{redistribute/SRC, network/PREFIX,
+  route-import/from-vrf/list/VRF (a route leak)}.
+- interface/NAME/link/breakout/{4x|2x|...}: the port is split into NAMEs0.. and is no port itself.
 - system/hostname; system/ssh-server/vrf/{VRF: {}}; service/snmp-server/{enable, listening-address/
   {ADDRESS: {vrf}}}. Without ssh-server vrf, SSH follows eth0's VRF (mgmt by default).
 Defaults: a configured interface's link state is up; speed "auto" says nothing.
@@ -30,7 +33,6 @@ from auditor.facts.network import (
     BgpNeighbor,
     Interface,
     MgmtService,
-    QosInterface,
     Route,
     Vlan,
     Vrf,
@@ -50,7 +52,6 @@ _TYPES: dict[str, IfType] = {
     "peerlink": "port-channel",
 }
 _SPEED = re.compile(r"^(\d+(?:\.\d+)?)([MGT])$", re.IGNORECASE)
-_ROCE_PRIORITY = 3
 
 
 def d(value: Any) -> Tree:
@@ -63,6 +64,13 @@ def _speed(value: Any) -> int | None:
         return None
     scale = {"m": 1, "g": 1000, "t": 1_000_000}[m.group(2).lower()]
     return int(float(m.group(1)) * scale)
+
+
+def broken_out(link: Tree) -> bool:
+    """A port split by `link breakout 2x|4x|8x...` (its netdev is gone; swpNs0.. carry its lanes)."""
+    modes = link.get("breakout")
+    keys = list(d(modes)) if isinstance(modes, dict) else [str(modes)] if modes else []
+    return any(re.match(r"^[2-9]x", k) for k in keys)
 
 
 def _domains(tree: Tree) -> dict[str, tuple[list[int], int]]:
@@ -86,6 +94,8 @@ def read_interfaces(ctx: Context, tree: Tree) -> tuple[list[Interface], list[Acl
     for name, raw in d(tree.get("interface")).items():
         body = d(raw)
         link = d(body.get("link"))
+        if broken_out(link):
+            continue  # its lanes are the swpNsM ports; the parent is no port of its own
         ip = d(body.get("ip"))
         addresses = [a for a in (ip_interface(k) for k in d(ip.get("address")) if k != "dhcp") if a]
         bad = [k for k in d(ip.get("address")) if k != "dhcp" and ip_interface(k) is None]
@@ -170,11 +180,18 @@ def read_routing(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[
         vrf = d(d(tree.get("vrf")).get(name))
         router = d(vrf.get("router"))
         vnis = [as_int(v) for v in d(d(vrf.get("evpn")).get("vni"))]
+        bgp = d(router.get("bgp"))
         out.append(
             Vrf(
                 device=ctx.device,
                 name=name,
+                rd=str(bgp["rd"]) if bgp.get("rd") not in (None, "", "auto") else None,
+                route_targets_import=_rts(bgp, "route-import", "from-evpn"),
+                route_targets_export=_rts(bgp, "route-export", "to-evpn"),
                 l3_vni=next((v for v in vnis if v), None),
+                leaks=_vrf_leaks(name, bgp),
+                bgp_networks=_families(bgp, lambda af: list(d(af.get("network")))),
+                bgp_redistribute=_families(bgp, _redistributed),
                 interfaces=[i.name for i in interfaces if i.vrf == name],
             )
         )
@@ -210,6 +227,39 @@ def read_routing(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[
     return out
 
 
+def _rts(bgp: Tree, direction: str, evpn: str) -> list[str]:
+    """`vrf V router bgp route-import from-evpn route-target RT` / `route-export to-evpn ...`: the VRF's
+    IP-VRF (L3 VNI) route targets; `auto` is derived from the VRF's own VNI."""
+    return [str(rt) for rt in d(d(d(bgp.get(direction)).get(evpn)).get("route-target"))]
+
+
+def _families(bgp: Tree, pick: Any) -> list[str]:
+    out: list[str] = []
+    for family in ("ipv4-unicast", "ipv6-unicast"):
+        af = d(d(bgp.get("address-family")).get(family))
+        if str(af.get("enable", "on")) != "off":
+            out += pick(af)
+    return list(dict.fromkeys(out))
+
+
+def _redistributed(af: Tree) -> list[str]:
+    """`address-family ipv4-unicast redistribute connected|static|kernel|ospf enable on`."""
+    sources = d(af.get("redistribute")).items()
+    return [src for src, body in sources if str(d(body).get("enable", "on")) != "off"]
+
+
+def _vrf_leaks(name: str, bgp: Tree) -> list[str]:
+    """`vrf V router bgp address-family ipv4-unicast route-import from-vrf list S`: V takes S's routes.
+    The statement, followed by "(vrf S)" so that the leak readers, which place VRFs by the word
+    `vrf`, can name the source."""
+    out: list[str] = []
+    for family, raw in d(bgp.get("address-family")).items():
+        for src in d(d(d(d(raw).get("route-import")).get("from-vrf")).get("list")):
+            statement = f"vrf {name} router bgp address-family {family} route-import from-vrf list {src}"
+            out.append(f"{statement} (vrf {src})")
+    return out
+
+
 def read_acls(ctx: Context, tree: Tree) -> list[Acl]:
     out: list[Acl] = []
     for name, body in d(tree.get("acl")).items():
@@ -242,25 +292,6 @@ def read_acls(ctx: Context, tree: Tree) -> list[Acl]:
         )
         out.append(Acl(device=ctx.device, name=name, family=family, entries=entries))
     return out
-
-
-def read_qos(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[QosInterface]:
-    roce = d(d(tree.get("qos")).get("roce"))
-    if str(roce.get("enable", "off")) != "on":
-        return []
-    lossless = str(roce.get("mode", "lossless")) == "lossless"
-    return [
-        QosInterface(
-            device=ctx.device,
-            interface=i.name,
-            pfc_enabled=lossless,
-            pfc_no_drop_priorities=[_ROCE_PRIORITY] if lossless else [],
-            ecn_queues=[_ROCE_PRIORITY],
-            trust="dscp",
-        )
-        for i in interfaces
-        if i.type == "ethernet"
-    ]
 
 
 def read_mgmt(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[MgmtService]:

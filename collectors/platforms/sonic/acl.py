@@ -7,9 +7,11 @@
   rule does not filter, so it is a permit. A match that is absent means any.
 - Data-plane tables bind to their `ports` in the direction of `stage` (default ingress). CTRLPLANE
   tables bind to their `services` (SSH, SNMP, NTP, ...) as management bindings.
-- SSH always runs on SONiC. Its socket is in the default VRF and, with the management VRF enabled,
-  in "mgmt" too (SONiC sets tcp_l3mdev_accept). SNMP listens where SNMP_AGENT_ADDRESS_CONFIG
-  ("IP|PORT|VRF") says, else like SSH; it is reported only when SNMP is configured.
+- SSH always runs on SONiC, in the default VRF, and config_db cannot move it. With VRFs on the box (the
+  management VRF, data VRFs) SONiC runs with tcp_l3mdev_accept=1, so that socket answers in every VRF:
+  the service is reported in vrf "*", fenced only by a CTRLPLANE ACL (caclmgrd) bound to SSH. Without
+  VRFs it is the default VRF. SNMP listens where SNMP_AGENT_ADDRESS_CONFIG ("IP|PORT|VRF", empty VRF =
+  default) says, else like SSH; it is reported only when SNMP is configured.
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ _PROTOCOLS = {"1": "icmp", "6": "tcp", "17": "udp", "58": "icmpv6", "132": "sctp
 _PERMIT = ("FORWARD", "ACCEPT", "REDIRECT")
 _DENY = ("DROP", "REJECT")
 _SNMP_TABLES = ("SNMP", "SNMP_COMMUNITY", "SNMP_USER", "SNMP_AGENT_ADDRESS_CONFIG")
+
+
+def _vrfs_beside_default(db: Db) -> bool:
+    """Does the box have VRFs other than the default one (the management VRF, or data VRFs)?"""
+    return mgmt_vrf_enabled(db) or any(db.table(t) for t in ("VRF", "VNET"))
 
 
 def _family(db: Db, table: Row) -> Family:
@@ -109,7 +116,7 @@ def _bindings(ctx: Context, name: str, table: Row) -> list[AclBinding]:
 
 
 def read_mgmt(ctx: Context, db: Db, bindings: list[AclBinding]) -> list[MgmtService]:
-    default_vrfs = ["default", "mgmt"] if mgmt_vrf_enabled(db) else ["default"]
+    default_vrfs = ["*"] if _vrfs_beside_default(db) else ["default"]
 
     def acl_for(service: str) -> str | None:
         return next((b.acl for b in bindings if b.attach_point == "management" and b.name == service), None)

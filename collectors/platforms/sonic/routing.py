@@ -5,6 +5,7 @@
 - STATIC_ROUTE keys are "PREFIX" (default VRF) or "VRF|PREFIX"; nexthop, ifname, distance and
   nexthop-vrf are comma-separated lists, one element per next hop; `blackhole: true` discards.
   A next hop in another VRF (nexthop-vrf) is a route leak and is listed on the VRF's `leaks`.
+- BGP route targets, RD, networks, redistribution and VRF imports: see _bgp_vrfs.
 - BGP_NEIGHBOR keys are "PEER" (default VRF) or "VRF|PEER". On SONiC images that keep BGP in FRR's
   own config (split mode) these tables may be empty: FRR's config is not part of config_db.
 """
@@ -43,18 +44,83 @@ def read_routing(ctx: Context, db: Db, interfaces: list[Interface]) -> Routing:
     if mgmt_vrf_enabled(db):
         names.append("mgmt")
     names += [i.vrf for i in interfaces]
+    bgp = _bgp_vrfs(ctx, db, leaks)
     for name in dict.fromkeys(names):
         row = db.table("VRF").get(name, {})
         vni = as_int(row.get("vni"))
+        b = bgp.get(name, _BgpVrf())
         out.vrfs.append(
             Vrf(
                 device=ctx.device,
                 name=name,
+                rd=b.rd,
+                route_targets_import=list(dict.fromkeys(b.imports)),
+                route_targets_export=list(dict.fromkeys(b.exports)),
                 l3_vni=vni or None,
                 leaks=leaks.get(name, []),
+                bgp_networks=list(dict.fromkeys(b.networks)),
+                bgp_redistribute=list(dict.fromkeys(b.redistribute)),
                 interfaces=[i.name for i in interfaces if i.vrf == name],
             )
         )
+    return out
+
+
+@dataclass
+class _BgpVrf:
+    rd: str | None = None
+    imports: list[str] = field(default_factory=list)
+    exports: list[str] = field(default_factory=list)
+    networks: list[str] = field(default_factory=list)
+    redistribute: list[str] = field(default_factory=list)
+
+
+def _bgp_vrfs(ctx: Context, db: Db, leaks: dict[str, list[str]]) -> dict[str, _BgpVrf]:
+    """Per VRF: its EVPN route targets and RD, BGP networks, redistribution and VRF imports, from the
+    tables frrcfgd renders into FRR (unified mode).
+
+    - BGP_GLOBALS_EVPN_RT|VRF|L2VPN_EVPN|RT {route-target-type: import|export|both}: `route-target TYPE RT`
+      under the VRF's `address-family l2vpn evpn`, i.e. the RTs of its L3 VNI (type-5 routes);
+    - BGP_GLOBALS_AF|VRF|l2vpn_evpn {import-rts, export-rts, route-distinguisher}: the same as lists;
+    - BGP_GLOBALS_AF_NETWORK|VRF|AF|PREFIX: `network PREFIX`; ROUTE_REDISTRIBUTE|VRF|SRC|bgp|AF:
+      `redistribute SRC`; BGP_GLOBALS_AF|VRF|AF {import_vrf: S}: `import vrf S`, a route leak from S.
+    BGP_GLOBALS_EVPN_VNI_RT (per L2 VNI) holds MAC-VRF route targets, which are not routes between VRFs.
+    """
+    out: dict[str, _BgpVrf] = {}
+    for key, row in db.table("BGP_GLOBALS_EVPN_RT").items():
+        parts = key.split("|")
+        if len(parts) != 3 or parts[1].lower() != "l2vpn_evpn":
+            continue
+        vrf, _, rt = parts
+        kind = str(row.get("route-target-type", "both")).lower()
+        if kind not in ("import", "export", "both"):
+            line = db.line_of("BGP_GLOBALS_EVPN_RT", key)
+            ctx.problem(line, f"BGP_GLOBALS_EVPN_RT|{key}: unknown route-target-type {kind!r}; skipped")
+            continue
+        b = out.setdefault(vrf, _BgpVrf())
+        if kind in ("import", "both"):
+            b.imports.append(rt)
+        if kind in ("export", "both"):
+            b.exports.append(rt)
+    for key, row in db.table("BGP_GLOBALS_AF").items():
+        vrf, _, family = key.partition("|")
+        b = out.setdefault(vrf, _BgpVrf())
+        if family.lower() == "l2vpn_evpn":
+            b.imports += as_list(row.get("import-rts"))
+            b.exports += as_list(row.get("export-rts"))
+            rd = row.get("route-distinguisher") or row.get("evpn_rd")
+            b.rd = str(rd) if rd else b.rd
+        source = row.get("import_vrf")
+        if source:
+            leaks.setdefault(vrf, []).append(f"BGP_GLOBALS_AF|{key} import_vrf {source} (vrf {source})")
+    for key in db.table("BGP_GLOBALS_AF_NETWORK"):
+        parts = key.split("|")
+        if len(parts) == 3:
+            out.setdefault(parts[0], _BgpVrf()).networks.append(parts[2])
+    for key in db.table("ROUTE_REDISTRIBUTE"):
+        parts = key.split("|")
+        if len(parts) == 4 and parts[2] == "bgp":
+            out.setdefault(parts[0], _BgpVrf()).redistribute.append(parts[1])
     return out
 
 
