@@ -229,11 +229,18 @@ def _problem(p: ProblemInfo) -> dict[str, Any]:
     return {"target": p.target, "location": p.location, "message": p.message, "hint": p.hint}
 
 
+def content_time(data: ReportData) -> datetime:
+    """When the report's content was fixed: the run's seal (its finish), else its start. Never the time
+    of rendering, so every render of a run gives the same bytes and its hash can be signed (the time of
+    packing is in the evidence pack's manifest; the PDF cover shows the time of rendering)."""
+    return data.run.finished_at or data.run.started_at
+
+
 def build_document(data: ReportData) -> dict[str, Any]:
     """The report as plain JSON values, every list in a documented, stable order."""
     return {
         "schema_version": data.schema_version,
-        "generated_at": iso_utc(data.generated_at),
+        "generated_at": iso_utc(content_time(data)),
         "run": _run(data.run),
         "summary": summary_counts(data.findings),
         "targets": [_target(t) for t in sorted(data.targets, key=lambda t: (t.name, t.kind))],

@@ -77,7 +77,7 @@ def test_run_round_trips(doc: dict[str, Any]) -> None:
     data = make_report_data()
     run = doc["run"]
     assert doc["schema_version"] == "1.2"
-    assert doc["generated_at"] == "2025-03-14T09:41:07Z"
+    assert doc["generated_at"] == "2025-03-14T09:40:34Z"  # the run's seal, not the render (GENERATED)
     assert run["id"] == RUN_ID
     assert run["chain_head"] == CHAIN_HEAD
     assert run["status"] == "partial"
@@ -170,6 +170,8 @@ def test_rendering_is_byte_for_byte_deterministic(tmp_path: Path) -> None:
     first = JsonReport().render(data, tmp_path / "a.json").read_bytes()
     second = JsonReport().render(data, tmp_path / "b.json").read_bytes()
     assert first == second
+    later = dataclasses.replace(data, generated_at=datetime(2031, 1, 1, tzinfo=UTC))  # rendered another day
+    assert JsonReport().render(later, tmp_path / "d.json").read_bytes() == first
     shuffled = list(data.findings)
     random.Random(7).shuffle(shuffled)
     reordered = dataclasses.replace(
