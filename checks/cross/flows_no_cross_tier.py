@@ -13,7 +13,10 @@ kind of interface (instances, appliances, endpoints, load balancers, NAT gateway
 
 Flow logs record both directions of a connection. A conversation to a high port whose reverse (from its
 destination back to its source, ACCEPTed, to a lower port) was also seen is taken as the reply to a
-connection the protected side opened, and is judged by that connection instead.
+connection the protected side opened, and is judged by that connection instead. A conversation accepted
+only on the sender's own interface and REJECTed on the destination's (checks/flows.py) never entered.
+Each crossing excused (reply, declared service, rejection at the destination) is a PASS naming why;
+the flow-log source passes as a whole when nothing crossed unexcused.
 """
 
 from __future__ import annotations
@@ -24,11 +27,11 @@ from collections.abc import Iterable
 
 from auditor.config.models import OobTier
 from auditor.enums import FactKind, Severity, Tier
-from auditor.facts import FlowConversation, FlowLogStats
+from auditor.facts import AwsNetworkInterface, FlowConversation, FlowLogStats
 from auditor.store.reader import StoredFact
 from checks.address_space import AddressSpace, address_space
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.flows import conversations
+from checks.flows import Conversation, DestinationRejects, conversations
 from checks.netutil import Network, address, networks_of
 from checks.oob_services import OobServices
 from checks.tier1._common import tagged_aws_networks
@@ -113,6 +116,7 @@ class FlowsNoCrossTier(Check):
             lowest[key] = min(port, lowest.get(key, port))
         counted: dict[str, int] = defaultdict(int)
         failed: set[str] = set()
+        rejects = DestinationRejects(ctx.facts.of(FlowConversation), ctx.facts.of(AwsNetworkInterface))
         for conv in convs:
             counted[conv.target] += 1
             src, dst = address(conv.src_addr), address(conv.dst_addr)
@@ -121,12 +125,11 @@ class FlowsNoCrossTier(Check):
             zone = zones.protected(dst)
             if zone is None or zones.authorized(src, zone):
                 continue
-            back = lowest.get((conv.target, conv.dst_addr, conv.src_addr))
-            dport = conv.dst_port
-            if dport is not None and back is not None and dport >= 1024 and back < dport:
-                continue  # the reply to a connection the protected side opened
-            if zones.services.covering(conv.src_addr, conv.dst_addr, conv.protocol, dport):
-                continue  # a declared OOB service (request or reply), e.g. pollers of backend loopbacks
+            excuse = _excuse(conv, zones, lowest, rejects)
+            if excuse is not None:  # an authorised crossing: on the record, with the reason
+                found = f"accepted: {conv.counts()}, from {zones.label(src)} into {zone}: {excuse}"
+                yield self.passed(conv.subject(), expected, found, *conv.facts, target=conv.target)
+                continue
             found = f"accepted: {conv.counts()}, from {zones.label(src)} into {zone}"
             failed.add(conv.target)
             yield self.failed(conv.subject(), expected, found, *conv.facts, target=conv.target)
@@ -136,3 +139,22 @@ class FlowsNoCrossTier(Check):
         for name in sorted(names - failed):
             found = f"none among {counted[name]} accepted conversation(s)"
             yield self.passed(f"flow logs {name}", expected, found, *stats[name], target=name)
+
+
+def _excuse(
+    conv: Conversation, zones: Zones, lowest: dict[tuple[str, str, str], int], rejects: DestinationRejects
+) -> str | None:
+    """Why an accepted conversation into a protected zone from outside it is not a crossing (None: it is)."""
+    back = lowest.get((conv.target, conv.dst_addr, conv.src_addr))
+    dport = conv.dst_port
+    if dport is not None and back is not None and dport >= 1024 and back < dport:
+        return f"the reply to a connection {conv.dst_addr} opened to {conv.src_addr} (port {back})"
+    service = zones.services.covering(conv.src_addr, conv.dst_addr, conv.protocol, dport)
+    if service is not None:  # a declared OOB service, e.g. pollers of backend loopbacks
+        role = (
+            "request"
+            if zones.services.admitting(conv.src_addr, conv.dst_addr, conv.protocol, dport)
+            else "reply"
+        )
+        return f"the {role} of {service}"
+    return rejects.stopped((conv.src_addr, conv.dst_addr, dport, conv.protocol), conv.facts)

@@ -7,7 +7,11 @@ it was ACCEPTed, its destination is in OOB space (the OOB CIDRs and AWS VPCs/sub
 and its source is neither a jump host nor itself in OOB space (traffic inside the OOB network is not
 "into" it), nor authorised by a declared OOB service (`intent.tiers.oob.services`: the request from the
 service's sources, or its reply from the service's destinations back into OOB, see checks/oob_services).
-A jump host as destination is exempt too: logging in to it is how operators enter.
+A jump host as destination is exempt too: logging in to it is how operators enter. A conversation
+accepted only on the sender's own interface and REJECTed on the destination's (checks/flows.py,
+DestinationRejects) never entered. Each crossing excused this way is a PASS naming why (the service, the
+reply, the jump host, the rejection), so that what was let into OOB space is on the record; traffic
+inside OOB space is not a crossing and gives no finding of its own.
 
 Replies: flow logs record each direction separately, so the answer of a server to a BMC's own request
 (NTP, DNS, a firmware mirror) also "enters" OOB space. A conversation is read as a reply, and left
@@ -22,9 +26,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from auditor.enums import FactKind, Severity, Tier
-from auditor.facts import FactRecord, FlowConversation
+from auditor.facts import AwsNetworkInterface, FactRecord, FlowConversation
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.flows import DestinationRejects
 from checks.tier1._common import Oob
 
 NEEDS = frozenset({FactKind.FLOW_CONVERSATION})
@@ -89,31 +94,56 @@ class OobFlowsAuthorized(Check):
             )
         into: dict[str, int] = defaultdict(int)
         failing: set[str] = set()
+        rejects = DestinationRejects(ctx.facts.of(FlowConversation), ctx.facts.of(AwsNetworkInterface))
         for key in sorted(accepted, key=lambda k: (k[0], k[1], k[2] or 0, k[3] or 0)):
             src, dst = key[0], key[1]
-            if not oob.in_oob(dst) or oob.is_jump_host(dst):
-                continue  # a jump host is how operators enter OOB space: reaching it is no crossing
+            if not oob.in_oob(dst):
+                continue
             conv = accepted[key]
             for target in {f.target for f in conv.facts}:
                 into[target] += 1
-            if oob.is_jump_host(src) or oob.in_oob(src) or _is_reply(key, accepted):
-                continue
-            if oob.services.covering(src, dst, key[3], key[2]) is not None:
-                continue
-            first = conv.facts[0].record
-            failing |= {f.target for f in conv.facts}
+            if oob.is_jump_host(src) or oob.in_oob(src):
+                continue  # inside the OOB network: not "into" it
             facts: list[StoredFact[FactRecord]] = list(conv.facts)
-            found = (
+            counts = (
                 f"{conv.records} record(s), {conv.packets} packet(s) ACCEPTed from {src} "
                 f"in {len(conv.facts)} flow-log file(s)"
             )
-            yield self.failed(first.subject(), expected, found, *facts, target=conv.facts[0].target)
+            first = conv.facts[0].record
+            excuse = _excuse(key, accepted, oob, rejects, conv.facts)
+            if excuse is not None:
+                # an authorised crossing: said, so that the auditor sees what was let in and why
+                found = f"{counts}: {excuse}"
+                yield self.passed(first.subject(), expected, found, *facts, target=conv.facts[0].target)
+                continue
+            failing |= {f.target for f in conv.facts}
+            yield self.failed(first.subject(), expected, counts, *facts, target=conv.facts[0].target)
         for name in sorted(names - failing):
             found = (
                 f"{into[name]} accepted conversation(s) into OOB space among {counted[name]}, "
                 "none from an unauthorized source"
             )
             yield self.passed(name, expected, found, target=name)
+
+
+def _excuse(
+    key: Key,
+    accepted: dict[Key, _Conversation],
+    oob: Oob,
+    rejects: DestinationRejects,
+    facts: list[StoredFact[FlowConversation]],
+) -> str | None:
+    """Why an accepted conversation from outside into OOB space is not a violation (None: it is)."""
+    src, dst, port, proto = key
+    if oob.is_jump_host(dst):
+        return "to a jump host: logging in to it is how operators enter the OOB network"
+    service = oob.services.covering(src, dst, proto, port)
+    if service is not None:
+        role = "request" if oob.services.admitting(src, dst, proto, port) else "reply"
+        return f"the {role} of {service}"
+    if _is_reply(key, accepted):
+        return f"the reply to a connection {dst} opened to {src} (accepted too, to a lower port)"
+    return rejects.stopped((src, dst, port, proto), facts)
 
 
 def _is_reply(key: Key, accepted: dict[Key, _Conversation]) -> bool:
