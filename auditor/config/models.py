@@ -189,6 +189,9 @@ def _port_ranges(value: object) -> list[tuple[int, int]]:
     )
 
 
+# a DNS name (RFC 1123 labels; a trailing dot allowed), as a proxy may be declared by name
+_LABEL = r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOSTNAME = re.compile(rf"(?=.{{1,253}}\.?$)({_LABEL}\.)*{_LABEL}\.?")
 _AWS_ID = re.compile(r"^(tgw|tgw-attach|igw|nat|eigw|vgw|eni|i|pcx|cagw|lgw|vpce)-[0-9a-f]+$")
 
 
@@ -255,7 +258,10 @@ class ClusterDns(_Strict):
 
 
 class FrontendTier(TierIntent):
-    egress_proxy: list[str] = Field(default=[], description="host:port of the declared forward proxies")
+    egress_proxy: list[str] = Field(
+        default=[],
+        description="address:port or name:port of the declared forward proxies (a name matches FQDN rules)",
+    )
     dns_resolvers: list[str] = []
     cluster_dns: ClusterDns = ClusterDns()
     load_balancer_ports: list[int] = Field(
@@ -267,9 +273,18 @@ class FrontendTier(TierIntent):
     def _proxy(cls, v: list[str]) -> list[str]:
         for item in v:
             host, sep, port = item.rpartition(":")
-            if not sep or not port.isdigit():
-                raise ValueError(f"expected host:port such as 10.20.5.10:3128, got {item!r}")
-            ipaddress.ip_address(host.strip("[]"))
+            if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+                raise ValueError(
+                    f"expected host:port such as 10.20.5.10:3128 or proxy.example.com:3128, got {item!r}"
+                )
+            try:
+                ipaddress.ip_address(host.strip("[]"))
+            except ValueError:
+                if not _HOSTNAME.fullmatch(host) or re.fullmatch(r"[0-9.]+", host):
+                    raise ValueError(
+                        f"{host!r} in {item!r} is neither an IP address nor a DNS name "
+                        "(letters, digits, hyphens, dot-separated labels)"
+                    ) from None
         return v
 
     @field_validator("dns_resolvers")

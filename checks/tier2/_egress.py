@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from auditor.config.models import FrontendTier
 from checks.k8s.cluster_dns import ClusterDns, find_cluster_dns
+from checks.k8s.connlist import describe
 from checks.k8s.ir import Action, Peer, PeerKind, Policy, Rule
 from checks.k8s.questions import Reached, explicit_egress
 from checks.lateral.addresses import IPSet
@@ -37,23 +38,46 @@ class Host:
     role: str
 
 
+def dns_name(name: str) -> str:
+    """A DNS name as compared: lower case, without the root's trailing dot."""
+    return name.lower().rstrip(".")
+
+
 @dataclass
 class Destinations:
-    """The declared egress destinations of the frontend tier."""
+    """The declared egress destinations of the frontend tier: proxies and resolvers by address, and
+    proxies declared by DNS name (`names`: name -> the proxy's ports), which FQDN rules may name."""
 
     hosts: list[Host] = field(default_factory=list)
+    names: dict[str, ConnSet] = field(default_factory=dict)
 
     @classmethod
     def proxies_and_resolvers(cls, frontend: FrontendTier) -> Destinations:
         out = cls()
         for item in frontend.egress_proxy:
             host, _, port = item.rpartition(":")
-            addr = ipaddress.ip_address(host.strip("[]"))
-            out.hosts.append(
-                Host(IPSet.parse(str(addr)), ConnSet.ports("TCP", int(port), int(port)), f"proxy {item}")
-            )
+            conns = ConnSet.ports("TCP", int(port), int(port))
+            try:
+                addr = ipaddress.ip_address(host.strip("[]"))
+            except ValueError:  # a proxy declared by name: FQDN rules naming exactly it reach it
+                name = dns_name(host)
+                out.names[name] = out.names[name].union(conns) if name in out.names else conns
+                continue
+            out.hosts.append(Host(IPSet.parse(str(addr)), conns, f"proxy {item}"))
         out.hosts += cls.resolvers(frontend).hosts
         return out
+
+    def named_proxy(self, peer: Peer, conns: ConnSet) -> bool:
+        """Does an FQDN peer name only declared proxies, exactly (no wildcard), on their ports only?"""
+        if peer.kind != PeerKind.FQDN or not peer.names:
+            return False
+        allowed = ConnSet()
+        for raw in peer.names:
+            name = dns_name(raw)
+            if "*" in name or name not in self.names:
+                return False
+            allowed = allowed.union(self.names[name])
+        return bool(conns) and conns.issubset(allowed)
 
     @classmethod
     def resolvers(cls, frontend: FrontendTier) -> Destinations:
@@ -65,7 +89,7 @@ class Destinations:
     def with_cluster_dns(self, dns: ClusterDns) -> Destinations:
         if not dns.addresses:
             return self
-        return Destinations([*self.hosts, Host(dns.addresses, DNS_CONNS, dns.text())])
+        return Destinations([*self.hosts, Host(dns.addresses, DNS_CONNS, dns.text())], dict(self.names))
 
     def conns_for(self, block: IPSet) -> ConnSet | None:
         """What may go to every address of `block`, or None when it is not inside a declared host."""
@@ -79,7 +103,9 @@ class Destinations:
         return [h.addresses for h in self.hosts]
 
     def text(self) -> str:
-        return ", ".join(h.role for h in self.hosts) or "none declared"
+        roles = [h.role for h in self.hosts]
+        roles += [f"proxy {name} ({describe(conns)})" for name, conns in self.names.items()]
+        return ", ".join(roles) or "none declared"
 
 
 def service_addresses(cluster: Cluster) -> IPSet:
@@ -122,7 +148,7 @@ def named_egress(cluster: Cluster, namespace: str) -> list[tuple[Policy, Rule, P
 
 def what(peer: Peer) -> str:
     if peer.kind == PeerKind.FQDN:
-        return "named hosts, resolved at run time: not a declared proxy"
+        return "named hosts, resolved at run time: not exactly a proxy declared by name on its ports"
     return "addresses not in the evidence"
 
 

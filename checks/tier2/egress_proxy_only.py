@@ -6,6 +6,10 @@ hold: egress must be in default deny (else every destination is open), and what 
 cluster's pods and Services must lie inside a declared proxy host (on its port), a resolver (53/853)
 or the cluster DNS. Any peer, `world`, a block covering other space (0.0.0.0/0 first of all), FQDN
 rules and cloud or CIDR groups fail, as does a rule opening more ports to the proxy than declared.
+A proxy may also be declared by DNS name (`egress_proxy: [proxy.example.com:3128]`): an FQDN rule
+(Cilium `toFQDNs`, Calico `domains`) naming exactly such names (case and a trailing dot aside; a
+wildcard pattern never does) on no port but theirs is the proxy path; a name is never matched to an
+address rule, nor an address to an FQDN rule (declare both spellings when policies use both).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from auditor.enums import Severity, Tier
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.k8s.cluster_dns import find_cluster_dns
 from checks.k8s.connlist import describe
+from checks.k8s.ir import GENERIC
 from checks.k8s.questions import default_deny, named_ports
 from checks.tier2._egress import Destinations, named_egress, offending, tenant_egress, what
 from checks.tier2._k8s_scope import NEEDS, PolicyOffenses, facts_of, tenant_clusters
@@ -77,6 +82,8 @@ class EgressProxyOnly(Check):
                     )
                     bad = True
                 for policy, rule, peer in named_egress(cluster, rec.name):
+                    if allowed.named_proxy(peer, rule.conns(GENERIC)):
+                        continue  # exactly a proxy declared by name, on its ports
                     offenses.add(policy, f"{rule.where} allows {peer.text} ({what(peer)})")
                     bad = True
                 if not bad:
