@@ -36,6 +36,9 @@ from collectors.network.drivers import napalm_driver
 from collectors.network.hostkeys import Trust
 from collectors.network.retry import classify, with_retries
 from collectors.normalizers.napalm import bundle_content
+from collectors.platforms.registry import Command, Platform
+from collectors.platforms.registry import get as get_platform
+from collectors.platforms.replies import classify_reply
 
 log = logging.getLogger(__name__)
 # paramiko and pyeapi log every failed connection at ERROR with a traceback; the collector reports the
@@ -267,22 +270,84 @@ def _napalm_plan(job: DeviceJob) -> tuple[Callable[[], Any], Callable[[Any], Non
         return _capture(job, "napalm.getters", source, bundle_content(results), None)
 
     prefetched: dict[str, str] = {}
+    answers = _Answers(get_platform(job.platform))
 
-    def cli_step(command: str, fmt: str) -> Step:
-        def step(drv: Any) -> RawCapture:
-            out = prefetched.pop(command, None)
+    def cli_step(command: Command) -> Step:
+        def step(drv: Any) -> RawCapture | None:
+            if answers.not_applicable(command):
+                return None
+            out = prefetched.pop(command.command, None)
             if out is None:
-                out = str(drv.cli([command])[command])
-            return _capture(job, fmt, command, out.encode(), command)
+                try:
+                    out = str(drv.cli([command.command])[command.command])
+                except Exception as exc:
+                    return answers.raised(job, command, exc)
+            return answers.store(job, command, out)
 
-        return command, step
+        return command.command, step
 
-    commands = [(c.command, c.format) for c in live_commands(job.platform)]  # running config first
+    commands = live_commands(job.platform)  # running config first
     steps = [getter_step(g) for g in NAPALM_GETTERS] + [("napalm getters", bundle_step)]
     if driver_name == "eos":
-        steps.append(("eAPI batch", _eapi_batch([c for c, _ in commands], prefetched)))
-    steps += [cli_step(c, f) for c, f in commands]
+        steps.append(("eAPI batch", _eapi_batch([c.command for c in commands], prefetched)))
+    steps += [cli_step(c) for c in commands]
     return connect, lambda drv: drv.close(), steps
+
+
+class _Answers:
+    """What one session's answers decide about the commands after them, from the platform's record:
+    a command whose `requires` statement the running config (collected first) lacks is not sent, and a
+    reply a driver raised instead of returning (EOS eAPI errors) is stored when the record says it means
+    "not configured" (the same `classify_reply` the normalizers' gate uses), else stays a failure."""
+
+    def __init__(self, platform: Platform) -> None:
+        self.platform = platform
+        self.config: str | None = None
+
+    def store(self, job: DeviceJob, command: Command, out: str) -> RawCapture:
+        config = command.format in self.platform.config_formats and out.strip()  # the running config
+        if config and classify_reply(self.platform, out, command.command) is None:  # not an error page
+            self.config = out
+        return _capture(job, command.format, command.command, out.encode(), command.command)
+
+    def not_applicable(self, command: Command) -> bool:
+        skip = (
+            command.requires is not None
+            and self.config is not None
+            and not command.requires.search(self.config)
+        )
+        if skip:
+            log.debug("%s: not sent, the running config lacks %s", command.command, command.requires)
+        return skip
+
+    def raised(self, job: DeviceJob, command: Command, exc: Exception) -> RawCapture:
+        reply = _reply_in(exc)
+        if reply is not None:
+            text, how = reply
+            verdict = classify_reply(self.platform, text, command.command)
+            if verdict is not None and verdict[0] == "not-configured":
+                capture = _capture(job, command.format, command.command, text.encode(), command.command)
+                capture.meta["reply"] = how
+                return capture
+        raise exc
+
+
+def _reply_in(exc: BaseException) -> tuple[str, str] | None:
+    """The device's own answer carried by a driver's exception (its cause or context chain), with how
+    it came: pyeapi's CommandError holds eAPI's error data, whose last entry is the failed command's
+    (`output` when EOS gave its CLI text, else its `errors`). None when no such answer is there."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, CommandError):
+            data = current.output if isinstance(current.output, list) else []
+            last = data[-1] if data and isinstance(data[-1], dict) else {}
+            text = last.get("output") or "\n".join(str(e) for e in last.get("errors") or ())
+            if text:
+                return text, f"eAPI error {current.error_code}: {current.error_text}"
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _eapi_batch(commands: list[str], into: dict[str, str]) -> Callable[[Any], None]:
@@ -316,14 +381,18 @@ def _netmiko_plan(job: DeviceJob) -> tuple[Callable[[], Any], Callable[[Any], No
             **job.netmiko_args(),
         )
 
-    def send_step(command: str, fmt: str) -> Step:
-        def step(conn: BaseConnection) -> RawCapture:
-            out = conn.send_command(command, read_timeout=job.command_timeout)
-            return _capture(job, fmt, command, str(out).encode(), command)
+    answers = _Answers(get_platform(job.platform))
 
-        return command, step
+    def send_step(command: Command) -> Step:
+        def step(conn: BaseConnection) -> RawCapture | None:
+            if answers.not_applicable(command):
+                return None
+            out = conn.send_command(command.command, read_timeout=job.command_timeout)
+            return answers.store(job, command, str(out))
 
-    steps = [send_step(c.command, c.format) for c in commands_for(job.platform)]
+        return command.command, step
+
+    steps = [send_step(c) for c in commands_for(job.platform)]
     return connect, lambda conn: conn.disconnect(), steps
 
 

@@ -30,6 +30,15 @@ class Command:
     # Fact kinds (FactKind values) a "not configured" reply to this command proves absent
     kinds: tuple[str, ...] = ()
     empty_means_none: bool = False  # an empty answer is the OS's way of saying "none" (IOS: no ACLs)
+    # Replies meaning "the feature this command reads is not configured here" (EOS without a Vxlan1
+    # interface: `% Interface does not exist`): evidence that covers `kinds`, not a gap. Declared per
+    # command, from the OS's own texts: the same words answering another command are an error.
+    absent: tuple[re.Pattern[str], ...] = ()
+    # A running-config statement without which the OS does not have this command at all (NX-OS shows
+    # `show nve` only under `feature nv overlay`, answering "% Invalid command" otherwise, the same words
+    # as a typo). The live collector then does not send it: the running config, collected first and
+    # stored, is the evidence that the feature is off.
+    requires: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -67,8 +76,6 @@ class Platform:
     fixtures: str = ""  # tests/fixtures folder with this platform's real samples (the conformance suite's)
     # Replies that mean "the command was refused or failed", per the OS's documentation or public captures
     error_replies: tuple[re.Pattern[str], ...] = ()
-    # Replies that mean "this feature is not configured here" (no VXLAN, no BGP): not a collection gap
-    not_configured_replies: tuple[re.Pattern[str], ...] = ()
     # Formats holding a whole text configuration: a capture of one must contain a config statement
     config_formats: frozenset[str] = frozenset()
     # "Kind.field" -> why this OS cannot give it (shown as n/a in the coverage table of FORMATS.md)
@@ -81,6 +88,10 @@ class Platform:
     def live_commands(self) -> tuple[Command, ...]:
         """Every command the live collector sends this platform, running config first."""
         return ((self.running_config,) if self.running_config else ()) + self.commands
+
+    def command(self, text: str | None) -> Command | None:
+        """The declared command sent as `text` (None for an offline file or an undeclared command)."""
+        return next((c for c in self.live_commands() if c.command == text), None) if text else None
 
 
 def _validate(name: str, entry: object) -> Platform:

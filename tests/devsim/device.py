@@ -14,6 +14,9 @@ class Device:
     platform: str  # eos (eAPI) | nxos_ssh | ios | cumulus | sonic | onyx (SSH) | junos (NETCONF over SSH)
     text: dict[str, str] = field(default_factory=dict)  # command -> CLI text output
     json: dict[str, Any] = field(default_factory=dict)  # eAPI: command -> JSON result (format=json)
+    # command -> the error the OS answers it with, as its CLI prints it ("% Interface does not exist"):
+    # the CLI text over SSH, a JSON-RPC error over eAPI (see tests/devsim/eapi.py)
+    errors: dict[str, str] = field(default_factory=dict)
     username: str = "audit"
     password: str = "audit-pass"
     behaviour: Behaviour = "ok"
@@ -33,6 +36,8 @@ class Device:
     def answer(self, command: str) -> str | None:
         """The CLI text for `command`, or None when the device would reject it."""
         cmd = " ".join(command.split())
+        if cmd in self.errors:
+            return self.errors[cmd]
         if cmd in self.text:
             return self.text[cmd]
         return _SESSION_ANSWERS.get(self.platform, {}).get(cmd, _COMMON_SESSION.get(cmd))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import ssl
 import threading
 import time
@@ -55,6 +56,10 @@ class _Handler(BaseHTTPRequestHandler):
             if dev.hang_on is not None and " ".join(text.split()) == dev.hang_on:
                 self.server.stopping.wait()  # never answer
                 return
+            refused = dev.errors.get(" ".join(text.split()))
+            if refused is not None:
+                self._reply(200, _error(req, i, params["cmds"], text, results, refused))
+                return
             result = _run(dev, text, fmt)
             if result is None:
                 self._reply(
@@ -72,6 +77,31 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             results.append(result)
         self._reply(200, {"jsonrpc": "2.0", "id": req.get("id"), "result": results})
+
+
+# eAPI's error codes (EOS Command API guide): 1002 the CLI did not accept the command, 1005 the user may
+# not run it, 1000 the command was accepted but could not run (e.g. the interface it names is absent).
+def _error(
+    req: dict[str, Any], i: int, cmds: list[Any], text: str, done: list[Any], cli: str
+) -> dict[str, Any]:
+    """The JSON-RPC error EOS answers when command `i` fails with the CLI error `cli`: the results of the
+    commands before it, then its own error (the CLI message without its "% ")."""
+    if re.match(r"%? ?(Invalid input|Incomplete command|Ambiguous command)", cli):
+        code, why = 1002, "invalid command"
+    elif re.match(r"%? ?(Authorization denied|Permission denied)", cli):
+        code, why = 1005, "permission to run command denied"
+    else:
+        code, why = 1000, "could not run command"
+    errors = [line.removeprefix("% ").strip() for line in cli.strip().splitlines() if line.strip(" ^")]
+    return {
+        "jsonrpc": "2.0",
+        "id": req.get("id"),
+        "error": {
+            "code": code,
+            "message": f"CLI command {i + 1} of {len(cmds)} '{text}' failed: {why}",
+            "data": [*done, {"errors": errors}],
+        },
+    }
 
 
 def _run(dev: Device, cmd: str, fmt: str) -> Any:

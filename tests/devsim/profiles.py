@@ -60,7 +60,10 @@ def eos(name: str, *, config: Path = AVD_CONFIG, **kw: Any) -> Device:
 
 def nxos(name: str, *, config: Path = NXOS_CONFIG, **kw: Any) -> Device:
     """A Cisco Nexus switch reached over SSH (NAPALM nxos_ssh)."""
-    r = lambda f: _read("nxos_ssh", f)  # noqa: E731
+
+    def r(f: str) -> str:
+        return _read("nxos_ssh", f)
+
     text = {
         "show version": r("show_version.txt"),
         "show hostname": f"{name} \n",
@@ -87,7 +90,10 @@ def nxos(name: str, *, config: Path = NXOS_CONFIG, **kw: Any) -> Device:
 
 def ios(name: str, **kw: Any) -> Device:
     """A Cisco IOS router reached over SSH (NAPALM ios)."""
-    r = lambda f: _read("ios", f)  # noqa: E731
+
+    def r(f: str) -> str:
+        return _read("ios", f)
+
     text = {
         "show version": r("show_version.txt"),
         "show hosts": r("show_hosts.txt"),

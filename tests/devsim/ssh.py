@@ -103,9 +103,9 @@ async def serve_ssh(
 ) -> Any:
     """Start serving `device` on an ephemeral port (sets device.port); returns the server object."""
     if device.behaviour == "silent_tcp":
-        server = await asyncio.start_server(_silent_tcp, host, 0)
-        device.port = server.sockets[0].getsockname()[1]
-        return server
+        tcp = await asyncio.start_server(_silent_tcp, host, 0)
+        device.port = tcp.sockets[0].getsockname()[1]
+        return tcp
 
     async def handle(process: Any) -> None:
         if process.subsystem == "netconf":  # Junos through NAPALM/junos-eznc: NETCONF, not a CLI

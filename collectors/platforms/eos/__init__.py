@@ -20,7 +20,15 @@ PLATFORM = Platform(
         Command("show priority-flow-control | json", "eos.show-json", "PFC per interface"),
         Command("show qos interfaces | json", "eos.show-json", "QoS trust per interface"),
         Command("show qos ecn | json", "eos.show-json", "ECN marking"),
-        Command("show interfaces vxlan 1 | json", "eos.show-json", "VXLAN VNI maps", kinds=("vxlan_vni",)),
+        Command(
+            "show interfaces vxlan 1 | json",
+            "eos.show-json",
+            "VXLAN VNI maps",
+            kinds=("vxlan_vni",),
+            # a switch with no Vxlan1 interface: the CLI prints `% Interface does not exist`, eAPI gives the
+            # same words without "% " as the command's error (code 1000, "could not run command")
+            absent=(re.compile(r"^%? ?Interface does not exist", re.M),),
+        ),
         Command("show vxlan vni | json", "eos.show-json", "VXLAN/EVPN VNIs"),
     ),
     normalizers={
@@ -32,11 +40,10 @@ PLATFORM = Platform(
     fixtures="tests/fixtures/avd",
     # EOS CLI errors (EOS User Manual, "Command-Line Interface": `% Invalid input`, `% Incomplete command`,
     # `% Ambiguous command`; AAA command authorization: `% Authorization denied for command ...`)
+    # eAPI returns the same messages without the leading "% " in the error's data.
     error_replies=(
-        re.compile(r"^% (Invalid input|Incomplete command|Ambiguous command|Unavailable command)", re.M),
-        re.compile(r"^% Authorization denied", re.M),
+        re.compile(r"^%? ?(Invalid input|Incomplete command|Ambiguous command|Unavailable command)", re.M),
+        re.compile(r"^%? ?Authorization denied", re.M),
     ),
-    # `show interfaces vxlan 1` on a switch with no VXLAN interface
-    not_configured_replies=(re.compile(r"^% Interface does not exist", re.M),),
     config_formats=frozenset({"eos.running-config"}),
 )

@@ -16,8 +16,16 @@ PLATFORM = Platform(
     running_config=Command("show running-config", "ios.running-config", "the running config"),
     commands=(
         Command("show ip route vrf *", "ios.show-text", "routes per VRF (TextFSM cisco_ios show ip route)"),
-        Command("show ip access-lists", "ios.show-text", "ACLs (TextFSM)", empty_means_none=True),
-        Command("show lldp neighbors detail", "ios.show-text", "LLDP (TextFSM)", kinds=("lldp_neighbor",)),
+        Command(
+            "show ip access-lists", "ios.show-text", "ACLs (TextFSM)", kinds=("acl",), empty_means_none=True
+        ),
+        Command(
+            "show lldp neighbors detail",
+            "ios.show-text",
+            "LLDP (TextFSM)",
+            kinds=("lldp_neighbor",),
+            absent=(re.compile(r"^% LLDP is not enabled", re.M),),  # `lldp run` not configured
+        ),
     ),
     normalizers={
         "ios.running-config": "collectors.platforms.ios.running_config:normalize_running_config",
@@ -34,7 +42,5 @@ PLATFORM = Platform(
         re.compile(r"^% (Invalid input detected|Incomplete command|Ambiguous command|Unknown command)", re.M),
         re.compile(r"^(% )?(Command authorization failed|Authorization failed)", re.M),
     ),
-    # `show lldp neighbors detail` with LLDP off
-    not_configured_replies=(re.compile(r"^% LLDP is not enabled", re.M),),
     config_formats=frozenset({"ios.running-config"}),
 )

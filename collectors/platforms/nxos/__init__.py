@@ -16,11 +16,26 @@ PLATFORM = Platform(
     running_config=Command("show running-config", "nxos.running-config", "the running config"),
     commands=(
         Command("show ip route vrf all | json", "nxos.show-json", "routes per VRF"),
-        Command("show ip access-lists | json", "nxos.show-json", "ACLs"),
-        Command("show ip access-lists summary | json", "nxos.show-json", "where ACLs apply"),
+        # NX-OS answers `| json` for a table with no rows with nothing at all (ansible/ansible#50811,
+        # "Nexus JSON output cases: 0 element: missing structure or empty string")
+        Command(
+            "show ip access-lists | json", "nxos.show-json", "ACLs", kinds=("acl",), empty_means_none=True
+        ),
+        Command(
+            "show ip access-lists summary | json", "nxos.show-json", "where ACLs apply", empty_means_none=True
+        ),
         Command("show interface priority-flow-control | json", "nxos.show-json", "PFC per interface"),
         Command("show queuing interface | json", "nxos.show-json", "QoS queuing / ECN per interface"),
-        Command("show nve vni | json", "nxos.show-json", "VXLAN/EVPN VNIs"),
+        Command(
+            "show nve vni | json",
+            "nxos.show-json",
+            "VXLAN/EVPN VNIs",
+            kinds=("vxlan_vni",),
+            empty_means_none=True,
+            # without `feature nv overlay` NX-OS has no `show nve` (it answers "% Invalid command"): the
+            # running config, collected first, proves VXLAN is off, so the command is not sent
+            requires=re.compile(r"^feature nv overlay\s*$", re.M),
+        ),
     ),
     normalizers={
         "nxos.running-config": "collectors.platforms.nxos.running_config:normalize_running_config",
