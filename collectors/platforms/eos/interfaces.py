@@ -10,6 +10,9 @@ EOS defaults read here (a running-config omits defaults):
 - A trunk with no `switchport trunk allowed vlan` line carries every VLAN (None).
 - Switchport settings under `no switchport` stay in the config but are inert; they are still
   reported as configured (mode "routed" tells a reader they do not apply).
+- `vrf X` moves the interface and, as EOS does, removes the addresses configured before it; `no vrf`
+  moves it back to the default VRF. Ranges, lists and repeated blocks arrive merged per interface
+  (collectors/platforms/eos/ranges.py), so a later block's line wins.
 """
 
 from __future__ import annotations
@@ -106,9 +109,11 @@ def _read_line(ctx: Context, st: _State, node: Node) -> None:
     if text.startswith("description "):
         st.description = node.after("description")
     elif len(words) == 2 and words[0] == "vrf":
-        st.vrf = words[1]
+        _set_vrf(st, words[1])
     elif len(words) == 3 and words[:2] == ["vrf", "forwarding"]:
-        st.vrf = words[2]
+        _set_vrf(st, words[2])
+    elif words[:2] == ["no", "vrf"]:  # `no vrf [X]`, `no vrf forwarding [X]`: back to the default VRF
+        _set_vrf(st, "default")
     elif text == "shutdown":
         st.enabled = False
     elif text == "no shutdown":
@@ -142,6 +147,15 @@ def _read_line(ctx: Context, st: _State, node: Node) -> None:
             ctx.problem(line, f"cannot read {text!r}")
     elif words[0] == "service-profile" and len(words) == 2:
         st.service_profile = words[1]
+    elif words[:2] == ["no", "service-profile"]:
+        st.service_profile = None
+
+
+def _set_vrf(st: _State, vrf: str) -> None:
+    """EOS removes an interface's IP addresses when it changes VRF (merged blocks can do that)."""
+    if vrf != st.vrf:
+        st.ipv4, st.ipv4_virtual, st.ipv6 = [], [], []
+    st.vrf = vrf
 
 
 def _trunk_allowed(ctx: Context, st: _State, args: list[str], line: int) -> None:

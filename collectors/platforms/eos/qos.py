@@ -59,9 +59,7 @@ def parse_qos(ctx: Context, config: Config) -> list[QosInterface]:
     facts: list[QosInterface] = []
     for node, m in config.top(r"interface (\S+)"):
         own = _read(ctx, node)
-        profile = next(
-            (c.words[1] for c in node.children if len(c.words) == 2 and c.words[0] == "service-profile"), None
-        )
+        profile = _service_profile(node)
         qos = own.over(profiles.get(profile or "", _Qos()))
         if not qos.is_set():
             continue
@@ -79,6 +77,18 @@ def parse_qos(ctx: Context, config: Config) -> list[QosInterface]:
             )
         )
     return facts
+
+
+def _service_profile(interface: Node) -> str | None:
+    """The profile in force: the last `service-profile P` line (merged blocks may hold several);
+    `no service-profile` removes it."""
+    profile: str | None = None
+    for c in interface.children:
+        if len(c.words) == 2 and c.words[0] == "service-profile":
+            profile = c.words[1]
+        elif c.words[:2] == ["no", "service-profile"]:
+            profile = None
+    return profile
 
 
 def _read(ctx: Context, block: Node) -> _Qos:

@@ -34,6 +34,7 @@ from collectors.platforms.eos.bgp import BgpResult, parse_bgp
 from collectors.platforms.eos.interfaces import parse_interfaces
 from collectors.platforms.eos.mgmt import parse_management
 from collectors.platforms.eos.qos import parse_qos
+from collectors.platforms.eos.ranges import merge_interfaces
 from collectors.platforms.eos.routes import parse_router_general_leaks, parse_static_routes
 from collectors.platforms.eos.vlans import parse_vlans, parse_vxlan
 from collectors.platforms.eos.vrfs import build_vrfs
@@ -57,7 +58,7 @@ def normalize_running_config(capture: RawCapture) -> NormalizeResult:
     if lines[last - 1].strip() != "end":
         ctx.problem(last, "config ends without 'end': truncated?")
     try:
-        config = parse_tree(lines)
+        config = merge_interfaces(ctx, parse_tree(lines))
     except Exception as exc:  # the parser library failing must not lose the problems
         ctx.problem(None, f"cannot parse the config hierarchy: {exc}")
         result.problems = ctx.problems

@@ -1,6 +1,7 @@
 """EOS VRFs -> Vrf facts: `vrf instance X` (legacy `vrf definition X`) plus the default VRF.
 
-A VRF the config uses without declaring it (an interface `vrf X`, `router bgp` / `vrf X`,
+`no vrf instance X` after its declaration (a config file replayed line by line) removes it. A VRF the
+config uses without declaring it (an interface `vrf X`, `router bgp` / `vrf X`,
 `ip route vrf X`, `ip routing vrf X`, a VXLAN or leak statement) still gets a Vrf fact, so the rd,
 route targets and interfaces read for it are not lost; EOS accepts such references.
 
@@ -24,9 +25,13 @@ _IP_ROUTING = re.compile(r"(no )?ip routing(?: ipv6 interfaces)?(?: vrf (\S+))?"
 def declared_vrfs(config: Config) -> dict[str, str | None]:
     """VRF names in config order, with the rd of a legacy `vrf definition` block."""
     vrfs: dict[str, str | None] = {"default": None}
-    for node, m in config.top(r"vrf (?:instance|definition) (\S+)"):
+    for node, m in config.top(r"(no )?vrf (?:instance|definition) (\S+)"):
+        if m.group(1):  # `no vrf instance X` later in a config file deletes it
+            if m.group(2) != "default":
+                vrfs.pop(m.group(2), None)
+            continue
         rd = next((c.words[1] for c in node.children if len(c.words) == 2 and c.words[0] == "rd"), None)
-        vrfs[m.group(1)] = rd
+        vrfs[m.group(2)] = rd
     return vrfs
 
 
