@@ -53,14 +53,17 @@ class VrfNames:
         return name if canonical == name else f"{name} (= {canonical})"
 
     def tier(self, target: str, name: str, device_tier: Tier | None) -> Tier | None:
-        """The tier whose VRF this is: the device's own tier when that tier declares it (so `default` on
-        a backend leaf is backend, on an OOB switch OOB), else the first tier declaring it; a `default`
-        VRF its device's tier does not declare, and an undeclared VRF, belong to no tier."""
+        """The tier whose VRF this is: the device's own tier when that tier declares it, else the first
+        tier declaring it; an undeclared VRF belongs to no tier. The `default` VRF (the global table) is
+        always its device's own network: backend on a backend leaf, OOB on an OOB switch, frontend on a
+        frontend switch, whether or not that tier lists `default` among its VRFs (the OOB tier's VRFs
+        name the management VRF of the other switches, not the OOB switch's own table); on a device of
+        no tier it belongs to none."""
         vrf = self.canonical(target, name)
+        if vrf == "default":
+            return device_tier
         if device_tier is not None:
             intent = self.intent.tiers.get(device_tier)
             if intent is not None and vrf in intent.vrfs:
                 return device_tier
-        if vrf == "default":
-            return None
         return self._declared.get(vrf)

@@ -7,6 +7,9 @@ and an implicit deny ends every ACL. To stay on the safe side of a compliance ve
 - an earlier deny entry hides a later permit only when it *surely* covers it (same or wider protocol,
   port, source and destination).
 So a reported admission can be a false alarm on exotic syntax, never a silent pass.
+A TCP entry with `established` (EOS, IOS, NX-OS: ACK or RST set) matches only packets of connections
+already open, never the SYN that opens one: it admits the replies to connections made from inside, not
+a new session, so it admits no TCP service. Source ports are not read (a client chooses its own).
 """
 
 from __future__ import annotations
@@ -127,6 +130,12 @@ def ports_match(spec: str | None, port: int, *, sure: bool) -> bool:
     return not sure
 
 
+def established_only(entry: AclEntry) -> bool:
+    """A TCP entry that matches only packets of open connections (`established`): no new session."""
+    words = entry.text.split()
+    return "established" in words and (entry.protocol or "").lower() in ("tcp", "6")
+
+
 def protocol_match(protocol: str | None, service: Service) -> bool:
     p = protocol.lower() if protocol else None
     return p in _ALL_PROTOCOLS or p in (service.protocol, _PROTOCOL_NUMBERS[service.protocol])
@@ -176,6 +185,8 @@ def admissions(acl: Acl, service: Service, destinations: Sequence[Network] | Non
             continue
         if entry.action == "deny":
             denies.append(entry)
+            continue
+        if service.protocol == "tcp" and established_only(entry):
             continue
         if not ports_match(entry.destination_ports, service.port, sure=False):
             continue

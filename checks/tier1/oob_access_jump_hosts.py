@@ -8,7 +8,10 @@ Redfish/HTTPS from the declared jump hosts only.
   ways in from outside OOB space (the routed interfaces of the same device and VRF with a non-OOB
   address: the uplinks) must do it, each of them; a segment with neither is a FAIL, since nothing
   restricts access. Inbound ACLs on that interface filter what leaves the subnet and are
-  not counted. A segment that holds a jump host is the jump hosts' own network and is left out.
+  not counted. A segment that holds a jump host is the jump hosts' own network and is left out. A
+  point-to-point subnet (/30, /31) whose other end is a declared OOB gateway (`intent.tiers.oob.gateways`,
+  the OOB firewall) without an outbound ACL passes: nothing sits behind it but the gateway, which is the
+  filter; the switch's own address there is judged with its management services (below).
 - an ACL bound to a device's management services (SSH, eAPI/NX-API/HTTPS): the switch's own
   management address is OOB space.
 - on AWS, the security groups of network interfaces with an address in the OOB CIDRs (assessed when
@@ -120,6 +123,15 @@ class OobAccessJumpHostsOnly(Check):
                 f"{', '.join(map(str, nets))} only from jump hosts ({oob.jump_text()})"
             )
             outbound = [b for b in on_interface[(i.target, intf.name)] if b.record.direction == "out"]
+            gateway = _gateway_link(oob, nets)
+            if not outbound and gateway:
+                found = (
+                    f"a point-to-point link to the declared OOB gateway {gateway}: no host sits behind it "
+                    "but the gateway, which filters what enters; the switch's own address is judged with "
+                    "its management services"
+                )
+                yield self.passed(intf.subject(), expected, found, i, target=i.target)
+                continue
             if not outbound:
                 uplinks = _ways_in(ctx, oob, i, names)
                 if uplinks:  # filtering where traffic from outside OOB space enters the VRF is as good
@@ -292,3 +304,13 @@ def _declared(admission: Admission, oob: Oob, protected: list[Network], family: 
         oob.services.admitting(str(admission.net), str(t), service.protocol, service.port) is not None
         for t in targets
     )
+
+
+def _gateway_link(oob: Oob, nets: list[Network]) -> str | None:
+    """The declared OOB gateway on a point-to-point subnet (/30, /31, /126, /127) of these, if any."""
+    for net in nets:
+        if net.max_prefixlen - net.prefixlen <= 2:
+            for host in (net.network_address, *net.hosts(), net.broadcast_address):
+                if oob.is_gateway(str(host)):
+                    return str(host)
+    return None

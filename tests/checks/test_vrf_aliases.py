@@ -60,7 +60,11 @@ def test_sonic_prefix_is_builtin_on_sonic_only() -> None:
     assert names.canonical("s1", "Vrf-RDMA-A") == "RDMA-A"
     assert names.canonical("e1", "Vrf-RDMA-A") == "Vrf-RDMA-A"
     assert names.tier("s1", "Vrf-RDMA-A", Tier.BACKEND) == Tier.BACKEND
-    assert names.tier("e1", "default", Tier.FRONTEND) is None  # the frontend does not declare default
+    # the global table is its device's own network, whether or not that tier lists `default`
+    assert names.tier("e1", "default", Tier.FRONTEND) == Tier.FRONTEND
+    assert names.tier("e1", "default", Tier.OOB) == Tier.OOB
+    assert names.tier("e1", "default", Tier.BACKEND) == Tier.BACKEND
+    assert names.tier("e1", "default", None) is None
 
 
 def test_leak_texts_are_bounded() -> None:
