@@ -149,7 +149,8 @@ def test_acls_qos_and_management(result: NormalizeResult) -> None:
         qos["swp51"].trust,
     ) == (True, [3], [3], "dscp")
     services = {(s.service, s.vrf, s.enabled) for s in _of(result, MgmtService)}
-    assert services == {("ssh", "mgmt", True), ("snmp", "default", True), ("snmp", "mgmt", True)}
+    # `listening-address localhost` answers only the switch itself: not a listener in the default VRF
+    assert services == {("ssh", "mgmt", True), ("snmp", "mgmt", True)}
 
 
 def test_startup_layout_reads_the_same() -> None:
@@ -298,3 +299,28 @@ def test_vrf_route_targets_rd_redistribution_and_leaks() -> None:
     assert b.leaks == [
         "vrf RDMA-B router bgp address-family ipv4-unicast route-import from-vrf list RDMA-A (vrf RDMA-A)"
     ]
+
+
+def test_snmp_on_localhost_only_listens_nowhere_else() -> None:
+    only_local = {"service": {"snmp-server": {"enable": "on", "listening-address": {"localhost": {}}}}}
+    assert [m.service for m in _of(_run({"system": {}, **only_local}), MgmtService)] == ["ssh"]
+    fabric = {"service": {"snmp-server": {"enable": "on", "listening-address": {"10.143.0.13": {}}}}}
+    snmp = [
+        (m.service, m.vrf) for m in _of(_run({"system": {}, **fabric}), MgmtService) if m.service == "snmp"
+    ]
+    assert snmp == [("snmp", "default")]
+
+
+def test_default_route_origination_on_neighbour_or_peer_group() -> None:
+    origination = {"address-family": {"ipv4-unicast": {"default-route-origination": {"enable": "on"}}}}
+    bgp = {
+        "peer-group": {"TENANT-GW": origination},
+        "neighbor": {
+            "10.129.3.254": {"remote-as": 65300, "peer-group": "TENANT-GW"},
+            "10.129.3.253": {"remote-as": 65300, **origination},
+            "swp29": {"remote-as": "external", "type": "unnumbered"},
+        },
+    }
+    tree = {"interface": {"swp1": _swp()}, "vrf": {"RDMA-B": {"router": {"bgp": bgp}}}}
+    peers = {n.peer: n.default_originate for n in _of(_run(tree), BgpNeighbor)}
+    assert peers == {"10.129.3.254": True, "10.129.3.253": True, "swp29": False}

@@ -484,3 +484,28 @@ def test_ssh_in_every_vrf_once_the_box_has_vrfs() -> None:
     }
     services = {(s.service, s.vrf, s.acl) for s in _of(_db(doc), MgmtService)}
     assert services == {("ssh", "*", "SSH_ONLY"), ("snmp", "mgmt", None), ("snmp", "default", None)}
+
+
+def test_snmp_on_loopback_only_and_default_originate() -> None:
+    doc = {
+        "DEVICE_METADATA": {"localhost": {"hostname": "leaf2"}},
+        "SNMP_COMMUNITY": {"ro": {"TYPE": "RO"}},
+        "SNMP_AGENT_ADDRESS_CONFIG": {"127.0.0.1|161|": {}},
+        "BGP_NEIGHBOR": {
+            "Vrf-RDMA-B|10.129.2.254": {"asn": "65300", "peer_group_name": "GW"},
+            "Vrf-RDMA-B|10.129.2.253": {"asn": "65300"},
+            "default|10.143.12.0": {"asn": "65100"},
+        },
+        "BGP_PEER_GROUP_AF": {"Vrf-RDMA-B|GW|ipv4_unicast": {"send_default_route": "true"}},
+        "BGP_NEIGHBOR_AF": {
+            "Vrf-RDMA-B|10.129.2.253|ipv4_unicast": {"send_default_route": "true"},
+            "default|10.143.12.0|ipv4_unicast": {"send_default_route": "false", "admin_status": "true"},
+        },
+    }
+    result = _db(doc)
+    assert [m.service for m in _of(result, MgmtService)] == ["ssh"]  # SNMP on 127.0.0.1 only
+    assert {n.peer: n.default_originate for n in _of(result, BgpNeighbor)} == {
+        "10.129.2.254": True,
+        "10.129.2.253": True,
+        "10.143.12.0": False,
+    }

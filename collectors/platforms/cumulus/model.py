@@ -7,7 +7,8 @@ The tree (NVIDIA's NVUE reference; keys are the `nv set` path words):
 - bridge/domain/DOMAIN: vlan/{VLAN: {vni: {VNI: {}}}}, untagged (the native VLAN, default 1). A port
   in a domain without its own vlan list carries every VLAN of the domain (a trunk).
 - vrf/NAME: router/static/PREFIX/via/{HOP|INTERFACE|blackhole: {}} (+ distance),
-  router/bgp/neighbor/PEER/{remote-as, peer-group, description}, evpn/vni/{VNI: {}}.
+  router/bgp/neighbor/PEER/{remote-as, peer-group, description, address-family/ipv4-unicast/
+  default-route-origination/enable} (or on its peer-group/PG), evpn/vni/{VNI: {}}.
 - acl/NAME: type (ipv4|ipv6|mac), rule/N/{match/ip/{protocol, source-ip, dest-ip, source-port,
   dest-port}, action/{permit|deny: {}}}.
 - qos: see qos.py.
@@ -16,12 +17,14 @@ The tree (NVIDIA's NVUE reference; keys are the `nv set` path words):
   route-import/from-vrf/list/VRF (a route leak)}.
 - interface/NAME/link/breakout/{4x|2x|...}: the port is split into NAMEs0.. and is no port itself.
 - system/hostname; system/ssh-server/vrf/{VRF: {}}; service/snmp-server/{enable, listening-address/
-  {ADDRESS: {vrf}}}. Without ssh-server vrf, SSH follows eth0's VRF (mgmt by default).
+  {ADDRESS: {vrf}}} (localhost and loopback addresses answer nobody else and are left out).
+  Without ssh-server vrf, SSH follows eth0's VRF (mgmt by default).
 Defaults: a configured interface's link state is up; speed "auto" says nothing.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Any, Literal
 
@@ -211,8 +214,10 @@ def read_routing(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[
                         distance=as_int(d(static).get("distance")) or 1,
                     )
                 )
-        for peer, raw_peer in d(d(router.get("bgp")).get("neighbor")).items():
+        groups = d(bgp.get("peer-group"))
+        for peer, raw_peer in d(bgp.get("neighbor")).items():
             nb = d(raw_peer)
+            group = d(groups.get(str(nb.get("peer-group", ""))))
             out.append(
                 BgpNeighbor(
                     device=ctx.device,
@@ -221,10 +226,21 @@ def read_routing(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[
                     remote_as=str(nb["remote-as"]) if nb.get("remote-as") else None,
                     peer_group=str(nb["peer-group"]) if nb.get("peer-group") else None,
                     description=str(nb["description"]) if nb.get("description") else None,
+                    default_originate=_originates(nb) or _originates(group),
                     shutdown=str(nb.get("enable", "on")) == "off",
                 )
             )
     return out
+
+
+def _originates(peer: Tree) -> bool:
+    """`neighbor P address-family ipv4-unicast|ipv6-unicast default-route-origination enable on` (on the
+    neighbour or its peer group)."""
+    families = d(peer.get("address-family"))
+    return any(
+        str(d(d(families.get(f)).get("default-route-origination")).get("enable", "off")) == "on"
+        for f in ("ipv4-unicast", "ipv6-unicast")
+    )
 
 
 def _rts(bgp: Tree, direction: str, evpn: str) -> list[str]:
@@ -294,6 +310,14 @@ def read_acls(ctx: Context, tree: Tree) -> list[Acl]:
     return out
 
 
+def is_loopback(address: str) -> bool:
+    """`localhost`, 127.0.0.0/8 or ::1: a listener only the box itself can reach."""
+    try:
+        return address == "localhost" or ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
 def read_mgmt(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[MgmtService]:
     eth0_vrf = next((i.vrf for i in interfaces if i.name == "eth0"), "mgmt")
     system = d(tree.get("system"))
@@ -302,7 +326,10 @@ def read_mgmt(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[Mgm
     snmp = d(d(tree.get("service")).get("snmp-server"))
     if snmp:
         on = str(snmp.get("enable", "off")) == "on"
-        vrfs = [str(d(a).get("vrf") or "default") for a in d(snmp.get("listening-address")).values()]
+        addresses = d(snmp.get("listening-address"))
+        vrfs = [str(d(body).get("vrf") or "default") for a, body in addresses.items() if not is_loopback(a)]
+        if addresses and not vrfs:
+            return out  # `listening-address localhost` only: answers on the switch itself, nowhere else
         for vrf in dict.fromkeys(vrfs or ["default"]):
             out.append(MgmtService(device=ctx.device, service="snmp", vrf=vrf, enabled=on))
     return out

@@ -11,11 +11,13 @@
   management VRF, data VRFs) SONiC runs with tcp_l3mdev_accept=1, so that socket answers in every VRF:
   the service is reported in vrf "*", fenced only by a CTRLPLANE ACL (caclmgrd) bound to SSH. Without
   VRFs it is the default VRF. SNMP listens where SNMP_AGENT_ADDRESS_CONFIG ("IP|PORT|VRF", empty VRF =
-  default) says, else like SSH; it is reported only when SNMP is configured.
+  default; a loopback IP answers nobody else) says, else like SSH; it is reported only when SNMP is
+  configured.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Literal
 
 from auditor.facts.network import Acl, AclBinding, AclEntry, MgmtService
@@ -34,6 +36,13 @@ _SNMP_TABLES = ("SNMP", "SNMP_COMMUNITY", "SNMP_USER", "SNMP_AGENT_ADDRESS_CONFI
 def _vrfs_beside_default(db: Db) -> bool:
     """Does the box have VRFs other than the default one (the management VRF, or data VRFs)?"""
     return mgmt_vrf_enabled(db) or any(db.table(t) for t in ("VRF", "VNET"))
+
+
+def _loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def _family(db: Db, table: Row) -> Family:
@@ -125,9 +134,10 @@ def read_mgmt(ctx: Context, db: Db, bindings: list[AclBinding]) -> list[MgmtServ
         MgmtService(device=ctx.device, service="ssh", vrf=vrf, acl=acl_for("ssh")) for vrf in default_vrfs
     ]
     if any(db.table(t) for t in _SNMP_TABLES):
-        agent_vrfs = [
-            [*key.split("|"), "", "", ""][2] or "default" for key in db.table("SNMP_AGENT_ADDRESS_CONFIG")
-        ]
+        agents = [[*key.split("|"), "", "", ""] for key in db.table("SNMP_AGENT_ADDRESS_CONFIG")]
+        agent_vrfs = [vrf or "default" for address, _, vrf, *_ in agents if not _loopback(address)]
+        if agents and not agent_vrfs:
+            return services  # bound to 127.0.0.1 / ::1 only: nobody else can reach it
         for vrf in dict.fromkeys(agent_vrfs or default_vrfs):
             services.append(MgmtService(device=ctx.device, service="snmp", vrf=vrf, acl=acl_for("snmp")))
     return services

@@ -190,11 +190,27 @@ def _at(items: list[str], i: int) -> str | None:
     return items[i] if i < len(items) and items[i] else None
 
 
+def _originating(db: Db, table: str) -> set[tuple[str, str]]:
+    """(VRF, peer or peer group) whose address-family entry sends a default route: BGP_NEIGHBOR_AF /
+    BGP_PEER_GROUP_AF "VRF|PEER|AFI_SAFI" (or "PEER|AFI_SAFI": default VRF) with send_default_route true,
+    which frrcfgd renders as `neighbor PEER default-originate`."""
+    out: set[tuple[str, str]] = set()
+    for key, row in db.table(table).items():
+        parts = key.split("|")
+        if len(parts) not in (2, 3) or str(row.get("send_default_route", "false")).lower() != "true":
+            continue
+        out.add((parts[0], parts[1]) if len(parts) == 3 else ("default", parts[0]))
+    return out
+
+
 def _neighbors(ctx: Context, db: Db) -> list[BgpNeighbor]:
     out: list[BgpNeighbor] = []
+    originate = _originating(db, "BGP_NEIGHBOR_AF")
+    group_originate = _originating(db, "BGP_PEER_GROUP_AF")
     for key, row in db.table("BGP_NEIGHBOR").items():
         vrf, peer = _split_vrf(key)
         asn = row.get("asn")
+        group = str(row.get("peer_group_name") or "")
         out.append(
             BgpNeighbor(
                 device=ctx.device,
@@ -203,6 +219,7 @@ def _neighbors(ctx: Context, db: Db) -> list[BgpNeighbor]:
                 remote_as=str(asn) if asn not in (None, "") else None,
                 peer_group=str(row["peer_group_name"]) if row.get("peer_group_name") else None,
                 description=str(row["name"]) if row.get("name") else None,
+                default_originate=(vrf, peer) in originate or (vrf, group) in group_originate,
                 shutdown=str(row.get("admin_status", "up")).lower() == "down",
             )
         )
