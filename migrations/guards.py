@@ -6,9 +6,13 @@ What they enforce, in the database itself so that raw SQL meets them too:
 - a target's identity is fixed at insert; its outcome (status, reason, notes, finish time) may be written
   while its run is running; targets are never deleted;
 - a run row is inserted as `running`, unsealed; while running only its progress fields change; it moves
-  once from `running` to a final status together with its seal, and is frozen from then on; runs are
-  never deleted;
-- a seal record is inserted once, for a sealed run, and never changed.
+  from `running` to a final status together with its seal, and is frozen from then on; runs are never
+  deleted;
+- resume (revision 0004, `auditor audit --resume`): a run sealed `interrupted` may go back to `running`,
+  unsealed, only by counting one more resume (`resumes` + 1) and only when the seal of its interruption is
+  stored; every other way out of a final status is refused, and `resumes` never changes otherwise;
+- a seal record is inserted once per sealing (key: run and its `resumes`), for a sealed run, and never
+  changed.
 
 No upsert form gets around them. On SQLite, `INSERT OR REPLACE`/`REPLACE INTO` delete the conflicting row
 without firing delete triggers (unless recursive_triggers is on), so every guarded table has a BEFORE
@@ -47,13 +51,15 @@ def _dialect() -> str:
     return str(op.get_context().dialect.name)
 
 
-def install() -> None:
-    """Create every guard (drops any earlier version first, so it is safe to call again)."""
+def install(*, resumable: bool = True) -> None:
+    """Create every guard (drops any earlier version first, so it is safe to call again).
+
+    `resumable=False` installs them as revision 0003 had them (no `resumes` column yet)."""
     remove()
     if _dialect() == "postgresql":
-        _install_postgresql()
+        _install_postgresql(resumable)
     else:
-        _install_sqlite()
+        _install_sqlite(resumable)
 
 
 def remove() -> None:
@@ -99,7 +105,16 @@ def _exists_sqlite(table: str) -> str:
     return " OR ".join(clauses)
 
 
-def _install_sqlite() -> None:
+def _resume_sqlite() -> str:
+    """A sealed interrupted run goes back to running, unsealed, counting one more resume; its seal stays."""
+    return (
+        "(OLD.status = 'interrupted' AND OLD.sealed_at IS NOT NULL AND NEW.status = 'running' "
+        "AND NEW.sealed_at IS NULL AND NEW.chain_head IS NULL AND NEW.resumes = OLD.resumes + 1 "
+        "AND EXISTS (SELECT 1 FROM seals WHERE run_id = OLD.id AND resume = OLD.resumes))"
+    )
+
+
+def _install_sqlite(resumable: bool = True) -> None:
     running = "(SELECT sealed_at IS NULL AND status = 'running' FROM runs WHERE id = NEW.run_id)"
     final = ", ".join(f"'{s}'" for s in _FINAL)
     for table in ("targets", *EVIDENCE):
@@ -129,14 +144,22 @@ def _install_sqlite() -> None:
         "OR NEW.sealed_at IS NOT NULL OR NEW.chain_head IS NOT NULL "
         f"BEGIN {_raise('auditor: runs: a run starts new, running and unsealed')} END"
     )
+    resume = f"AND NOT {_resume_sqlite()} " if resumable else ""
     op.execute(
-        "CREATE TRIGGER runs_sealed_no_update BEFORE UPDATE ON runs WHEN OLD.sealed_at IS NOT NULL "
-        "OR OLD.status IS NOT 'running' "
+        "CREATE TRIGGER runs_sealed_no_update BEFORE UPDATE ON runs WHEN (OLD.sealed_at IS NOT NULL "
+        f"OR OLD.status IS NOT 'running') {resume}"
         f"BEGIN {_raise('auditor: run is sealed (UPDATE refused)')} END"
+    )
+    # `resumes` moves only up by one, only into `running` (a resume, or a dead run taken over).
+    resumes = (
+        "OR (NEW.resumes IS NOT OLD.resumes "
+        "AND NOT (NEW.resumes = OLD.resumes + 1 AND NEW.status = 'running')) "
+        if resumable
+        else ""
     )
     op.execute(
         "CREATE TRIGGER runs_update_guard BEFORE UPDATE ON runs "
-        f"WHEN {_changed_sqlite(_RUN_FROZEN)} "
+        f"WHEN {_changed_sqlite(_RUN_FROZEN)} {resumes}"
         f"OR (OLD.genesis IS NOT '{'0' * 64}' AND NEW.genesis IS NOT OLD.genesis) "
         f"OR NOT ((NEW.status = 'running' AND NEW.sealed_at IS NULL AND NEW.chain_head IS NULL) "
         f"OR (NEW.status IN ({final}) AND NEW.sealed_at IS NOT NULL AND NEW.chain_head IS NOT NULL)) "
@@ -146,10 +169,12 @@ def _install_sqlite() -> None:
         "CREATE TRIGGER runs_no_delete BEFORE DELETE ON runs "
         f"BEGIN {_raise('auditor: runs are never deleted')} END"
     )
+    same_seal = "run_id = NEW.run_id AND resume = NEW.resume" if resumable else "run_id = NEW.run_id"
+    sealed = "sealed_at IS NOT NULL AND resumes = NEW.resume" if resumable else "sealed_at IS NOT NULL"
     op.execute(
         "CREATE TRIGGER seals_insert_guard BEFORE INSERT ON seals "
-        "WHEN EXISTS (SELECT 1 FROM seals WHERE run_id = NEW.run_id) "
-        "OR (SELECT sealed_at IS NOT NULL FROM runs WHERE id = NEW.run_id) IS NOT 1 "
+        f"WHEN EXISTS (SELECT 1 FROM seals WHERE {same_seal}) "
+        f"OR (SELECT {sealed} FROM runs WHERE id = NEW.run_id) IS NOT 1 "
         f"BEGIN {_raise('auditor: seals: one seal per sealed run (INSERT refused)')} END"
     )
     for action in ("UPDATE", "DELETE"):
@@ -166,7 +191,7 @@ def _changed_pg(cols: tuple[str, ...]) -> str:
     return " OR ".join(f"NEW.{c} IS DISTINCT FROM OLD.{c}" for c in cols)
 
 
-def _install_postgresql() -> None:
+def _install_postgresql(resumable: bool = True) -> None:
     final = ", ".join(f"'{s}'" for s in _FINAL)
     op.execute(
         """
@@ -187,12 +212,13 @@ def _install_postgresql() -> None:
     # Inserting: a run starts running and unsealed; a seal only for a sealed run. Upserts over an existing
     # key meet the UPDATE triggers (ON CONFLICT DO UPDATE and MERGE fire them), so no key check is needed.
     op.execute(
-        """
+        f"""
         CREATE FUNCTION auditor_insert_guard() RETURNS trigger AS $$
         DECLARE ok boolean;
         BEGIN
           IF TG_TABLE_NAME = 'seals' THEN
-            SELECT sealed_at IS NOT NULL INTO ok FROM runs WHERE id = NEW.run_id;
+            SELECT sealed_at IS NOT NULL {"AND resumes = NEW.resume" if resumable else ""}
+              INTO ok FROM runs WHERE id = NEW.run_id;
           ELSE
             ok := NEW.status = 'running' AND NEW.sealed_at IS NULL AND NEW.chain_head IS NULL;
           END IF;
@@ -232,14 +258,28 @@ def _install_postgresql() -> None:
         END $$ LANGUAGE plpgsql
         """
     )
+    # See _resume_sqlite: the one way out of a final status, and `resumes` moves only with it.
+    resume = (
+        "AND NOT (OLD.status = 'interrupted' AND OLD.sealed_at IS NOT NULL AND NEW.status = 'running' "
+        "AND NEW.sealed_at IS NULL AND NEW.chain_head IS NULL AND NEW.resumes = OLD.resumes + 1 "
+        "AND EXISTS (SELECT 1 FROM seals WHERE run_id = OLD.id AND resume = OLD.resumes))"
+        if resumable
+        else ""
+    )
+    resumes = (
+        "OR (NEW.resumes IS DISTINCT FROM OLD.resumes "
+        "AND NOT (NEW.resumes = OLD.resumes + 1 AND NEW.status = 'running'))"
+        if resumable
+        else ""
+    )
     op.execute(
         f"""
         CREATE FUNCTION auditor_runs_update() RETURNS trigger AS $$
         BEGIN
-          IF OLD.sealed_at IS NOT NULL OR OLD.status IS DISTINCT FROM 'running' THEN
+          IF (OLD.sealed_at IS NOT NULL OR OLD.status IS DISTINCT FROM 'running') {resume} THEN
             RAISE EXCEPTION 'auditor: run % is sealed (% refused)', OLD.id, TG_OP;
           END IF;
-          IF {_changed_pg(_RUN_FROZEN)}
+          IF {_changed_pg(_RUN_FROZEN)} {resumes}
              OR (OLD.genesis <> '{"0" * 64}' AND NEW.genesis IS DISTINCT FROM OLD.genesis)
              OR NOT ((NEW.status = 'running' AND NEW.sealed_at IS NULL AND NEW.chain_head IS NULL)
                   OR (NEW.status IN ({final}) AND NEW.sealed_at IS NOT NULL AND NEW.chain_head IS NOT NULL))

@@ -21,7 +21,7 @@ from sqlalchemy import Connection, Engine, select
 from auditor.evidence.chain import LinkInput, genesis_hash, link_hash, sha256_hex, utc_stamp
 from auditor.evidence.signing import fingerprint, short, signature_valid
 from auditor.store.links import link_problems
-from auditor.store.models import SealRecord
+from auditor.store.models import Capture, Run, SealRecord
 from auditor.store.reader import RunReader
 from auditor.store.seal import SEAL_VERSION, UNREADABLE, build_document, decode, differences
 from auditor.store.verify_names import describe
@@ -111,7 +111,25 @@ def _verify_seal(
     engine: Engine, run_id: int, head: str | None, result: VerifyResult, pubkey: bytes | None
 ) -> None:
     with engine.connect() as conn:
-        record = conn.execute(select(SealRecord.__table__).where(SealRecord.run_id == run_id)).first()
+        records = list(
+            conn.execute(
+                select(SealRecord.__table__).where(SealRecord.run_id == run_id).order_by(SealRecord.resume)
+            )
+        )
+        record = records[-1] if records else None  # the latest sealing proves the run (see --resume)
+        for earlier in records[:-1]:
+            _check_earlier(conn, run_id, earlier, result, pubkey)
+        resumes = conn.execute(select(Run.resumes).where(Run.id == run_id)).scalar()
+        if record is not None and record.resume != resumes:
+            result.mismatches.append(
+                Mismatch(
+                    "seal",
+                    f"the latest seal is of resume {record.resume}, the run counts {resumes} resumes",
+                    table="seals",
+                    row=f"{run_id}/{record.resume}",
+                    field="resume",
+                )
+            )
         if record is None:
             result.mismatches.append(
                 Mismatch(
@@ -157,6 +175,54 @@ def _verify_seal(
             result.mismatches.extend(Mismatch(**m) for m in link_problems(conn, run_id))
         except Exception as exc:  # hostile data, as above
             result.mismatches.append(Mismatch("links", f"rows cannot be read ({type(exc).__name__}: {exc})"))
+
+
+def _check_earlier(
+    conn: Connection, run_id: int, record: Any, result: VerifyResult, pubkey: bytes | None
+) -> None:
+    """An interruption's seal, kept when the run was resumed: its digest and signature still hold, and the
+    chain head it sealed is a link of the run's chain (the resumed run continued that chain, not another)."""
+    own = VerifyResult(run_id=run_id)
+    sealed = _check_record(record, own, pubkey)
+    label, row = f"earlier seal (resume {record.resume})", f"{run_id}/{record.resume}"
+    result.mismatches.extend(
+        Mismatch(m.what, f"{label}: {m.detail}", table="seals", row=row, field=m.field)
+        for m in own.mismatches
+    )
+    if sealed is None:
+        return
+    if sealed["run"].get("status") != "interrupted" or sealed["run"].get("resumes", 0) != record.resume:
+        result.mismatches.append(
+            Mismatch(
+                "seal",
+                f"{label}: not the seal of an interruption at resume {record.resume} (status "
+                f"{sealed['run'].get('status')!r}, resume {sealed['run'].get('resumes', 0)!r})",
+                table="seals",
+                row=row,
+                field="resume",
+            )
+        )
+    head, count = sealed["run"].get("chain_head"), sealed["run"].get("capture_count")
+    if count == 0:
+        on_chain = head == genesis_hash(run_id, sealed_stamp_run(conn, run_id))
+    else:
+        link = conn.execute(
+            select(Capture.link_hash).where(Capture.run_id == run_id, Capture.seq == count)
+        ).scalar()
+        on_chain = link is not None and link == head
+    if not on_chain:
+        result.mismatches.append(
+            Mismatch(
+                "chain head",
+                f"{label}: its chain head {str(head)[:16]}… (capture {count}) is not on the run's chain",
+                table="seals",
+                row=row,
+            )
+        )
+
+
+def sealed_stamp_run(conn: Connection, run_id: int) -> Any:
+    return conn.execute(select(Run.started_at).where(Run.id == run_id)).scalar_one()
 
 
 def _verify_chain(reader: RunReader, result: VerifyResult, genesis: str) -> str | None:

@@ -14,6 +14,7 @@ from auditor.evidence.redact import REFUSED_PREFIX, RedactionRefused, redact_pro
 from auditor.normalize import Normalizer, Problem
 from auditor.pipeline.process import Processed, process_capture
 from auditor.pipeline.progress import Progress
+from auditor.pipeline.resume import StoredTarget
 from auditor.registry import Registry
 from auditor.store.writer import RunWriter
 from collectors.base import Collector, TargetSpec
@@ -46,13 +47,23 @@ class _Collection:
     """One collection phase: a bounded pool of workers feeding a queue that the writer thread drains."""
 
     def __init__(
-        self, collectors: dict[str, Collector], writer: RunWriter, normalizers: Registry[Normalizer]
+        self,
+        collectors: dict[str, Collector],
+        writer: RunWriter,
+        normalizers: Registry[Normalizer],
+        stored: dict[str, StoredTarget] | None = None,
     ) -> None:
         self.collectors = collectors
         self.writer = writer
         self.normalizers = normalizers
         self.items: queue.Queue[_Item] = queue.Queue(maxsize=QUEUE_ITEMS)
         self.stop = threading.Event()
+        # Resuming: what targets caught half-way already stored (not stored twice; see resume.py).
+        self.stored = stored or {}
+        self.names: dict[int, str] = {}
+
+    def _name(self, out: TargetOutcome) -> str:
+        return self.names.get(out.target_id, "")
 
     def put(self, item: _Item) -> None:
         while not self.stop.is_set():
@@ -86,6 +97,19 @@ class _Collection:
 
     def consume(self, item: _Item, out: TargetOutcome) -> None:
         """Runs in the writer thread: append to the chain, in arrival order."""
+        before = self.stored.get(item.target)
+        if item.processed is not None and before is not None:
+            c = item.processed.capture
+            key = (c.format, c.source, c.origin)
+            if before.captures[key] > 0:  # fetched again after a resume: the stored one stands
+                before.captures[key] -= 1
+                item = _Item(item.target, done=item.done, failure=item.failure)
+        if (
+            item.problem is not None
+            and before is not None
+            and (item.problem.location(), item.problem.message) in before.problems
+        ):
+            item = _Item(item.target, done=item.done, failure=item.failure)
         if item.processed is not None:
             p = item.processed
             self.writer.ingest(
@@ -119,7 +143,10 @@ class _Collection:
         if failure is not None:
             out.status = TargetStatus.PARTIAL if out.captures else TargetStatus.FAILED
             out.reason = failure
-            self.writer.add_problems(out.target_id, [Problem(failure.split(":")[0], failure)])
+            problem = Problem(failure.split(":")[0], failure)
+            before = self.stored.get(self._name(out))
+            if before is None or (problem.location(), problem.message) not in before.problems:
+                self.writer.add_problems(out.target_id, [problem])
         elif out.captures == 0:
             out.status, out.reason = TargetStatus.FAILED, out.first_problem or "no evidence collected"
         elif out.first_problem is not None:
@@ -136,12 +163,20 @@ def collect_targets(
     normalizers: Registry[Normalizer],
     progress: Progress,
     workers: int = DEFAULT_WORKERS,
+    resumed: dict[tuple[str, str], StoredTarget] | None = None,
 ) -> dict[str, TargetOutcome]:
-    """Collect every target; whatever one target does, the others go on and nothing fetched is lost."""
+    """Collect every target; whatever one target does, the others go on and nothing fetched is lost.
+
+    `resumed` (audit --resume): the run's stored targets. Finished ones are not collected again; one
+    caught half-way is collected again without storing twice what it already stored."""
+    resumed = resumed or {}
+    outcomes: dict[str, TargetOutcome] = {}
+    half_done: dict[str, StoredTarget] = {}
     with writer.batch():  # one transaction for all targets, not one each
-        outcomes = {
-            t.name: TargetOutcome(
-                writer.add_target(
+        for t in targets:
+            before = resumed.get((t.kind.value, t.name))
+            if before is None:
+                tid = writer.add_target(
                     kind=t.kind.value,
                     name=t.name,
                     platform=t.platform,
@@ -149,16 +184,29 @@ def collect_targets(
                     role=t.role,
                     notes=list(t.notes) or None,
                 )
-            )
-            for t in targets
-        }
-    run = _Collection(collectors, writer, normalizers)
-    pool = ThreadPoolExecutor(
-        max_workers=max(1, min(workers, len(targets) or 1)), thread_name_prefix="collect"
-    )
-    remaining = len(targets)
+                outcomes[t.name] = TargetOutcome(tid)
+            elif before.finished:
+                outcomes[t.name] = TargetOutcome(
+                    before.id, before.status, before.reason, before.capture_count
+                )
+            else:
+                outcomes[t.name] = TargetOutcome(
+                    before.id, captures=before.capture_count, first_problem=before.first_problem
+                )
+                half_done[t.name] = before
+    todo = [t for t in targets if outcomes[t.name].status == TargetStatus.PENDING]
+    if len(todo) < len(targets):
+        log.info(
+            "resuming: %d of %d targets finished before, not collected again",
+            len(targets) - len(todo),
+            len(targets),
+        )
+    run = _Collection(collectors, writer, normalizers, half_done)
+    run.names = {o.target_id: name for name, o in outcomes.items()}
+    pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(todo) or 1)), thread_name_prefix="collect")
+    remaining = len(todo)
     try:
-        for spec in targets:
+        for spec in todo:
             pool.submit(run.work, spec)
         while remaining:
             batch = run.drain()

@@ -61,6 +61,12 @@ class Run(Base):
     finding_count: Mapped[int] = mapped_column(Integer, default=0)
     sealed_at: Mapped[datetime | None] = mapped_column(Stamp)
     reason: Mapped[str | None] = mapped_column(Text)
+    # The lease of the process writing the run (see auditor/store/lease.py): a running run whose lease
+    # expired, or whose process is gone from its host, is shown as interrupted and may be resumed.
+    host: Mapped[str | None] = mapped_column(String(255))
+    pid: Mapped[int | None] = mapped_column(Integer)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(Stamp)
+    resumes: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # `audit --resume` count
 
 
 class Target(Base):
@@ -161,11 +167,14 @@ class Problem(Base):
 class SealRecord(Base):
     """The seal of a run: the canonical document that commits to everything a report shows (run fields,
     stored config, targets, captures, facts, findings, problems), and its Ed25519 signature when a key
-    was configured. Inserted once, after the run row is sealed; never changed (see migrations/guards.py)."""
+    was configured. Inserted once per sealing of the run; never changed (see migrations/guards.py)."""
 
     __tablename__ = "seals"
 
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), primary_key=True, autoincrement=False)
+    # The run's `resumes` when sealed: an interrupted run that is resumed keeps the seal of its interruption
+    # (resume 0, say) and is sealed again when it ends (resume 1); the latest one proves the run.
+    resume: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False, server_default="0")
     version: Mapped[str] = mapped_column(String(32))
     document: Mapped[str] = mapped_column(Text)  # canonical JSON, exactly the bytes that are signed
     digest: Mapped[str] = mapped_column(String(64))  # SHA-256 of the document

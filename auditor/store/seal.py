@@ -53,6 +53,9 @@ def run_section(row: Any) -> dict[str, Any]:
     for f in RUN_FIELDS:
         value = getattr(row, f)
         out[f] = utc_stamp(value) if hasattr(value, "isoformat") else value
+    resumes = getattr(row, "resumes", 0)
+    if resumes:  # a resumed run's seal says so (absent otherwise, so seals made before 0004 still verify)
+        out["resumes"] = resumes
     return out
 
 

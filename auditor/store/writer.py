@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import getpass
+import os
 import socket
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy import Connection, Engine, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from auditor import __version__
@@ -21,6 +22,7 @@ from auditor.evidence.signing import ALGORITHM, Signer
 from auditor.facts import FactRecord
 from auditor.normalize import Problem as ProblemRecord
 from auditor.store.digests import facts_from, findings_section
+from auditor.store.lease import this_host
 from auditor.store.models import Capture, Fact, Finding, Problem, Run, SealRecord, Target
 from auditor.store.running_digest import RunningFactsDigest
 from auditor.store.seal import SEAL_VERSION, build_document, encode
@@ -79,10 +81,15 @@ class Seal:
 class RunWriter:
     """The single writer of a run. Not thread-safe by design: the chain is linear, so one thread appends."""
 
-    def __init__(self, engine: Engine, run_id: int, genesis: str, signer: Signer | None = None) -> None:
+    def __init__(
+        self, engine: Engine, run_id: int, genesis: str, signer: Signer | None = None, resumes: int = 0
+    ) -> None:
         self.engine = engine
         self.signer = signer  # signs the seal; None seals the run unsigned
         self.run_id = run_id
+        self.resumes = resumes  # the run's resume count: the key of the seal this writer will write
+        self.sealed = False
+        self.on_batch: Callable[[], None] | None = None  # called after each committed batch (the heartbeat)
         self._prev = genesis
         self._seq = 0
         self._facts = 0
@@ -113,6 +120,10 @@ class RunWriter:
                 capture_count=0,
                 fact_count=0,
                 finding_count=0,
+                host=this_host(),
+                pid=os.getpid(),
+                heartbeat_at=started,
+                resumes=0,
             )
             session.add(run)
             session.flush()
@@ -120,6 +131,44 @@ class RunWriter:
             genesis = genesis_hash(run_id, started)
             run.genesis = genesis
         return cls(engine, run_id, genesis, signer)
+
+    @classmethod
+    def resume(cls, engine: Engine, run_id: int, signer: Signer | None = None) -> RunWriter:
+        """Take over an interrupted run (sealed `interrupted`, or `running` with a dead writer) to finish it
+        on the same chain: the run goes back to running under this process's lease, counting one more
+        resume, and the writer continues from the stored chain head, sequence and facts.
+
+        The caller holds the scope lock and has checked that the run is resumable and verifies; the
+        store's guards refuse any other way back to running (see migrations/guards.py)."""
+        with engine.begin() as conn:
+            run = conn.execute(select(Run.__table__).where(Run.id == run_id)).one()
+            conn.execute(
+                update(Run)
+                .where(Run.id == run_id)
+                .values(
+                    status=RunStatus.RUNNING.value,
+                    sealed_at=None,
+                    chain_head=None,
+                    finished_at=None,
+                    reason=None,
+                    resumes=run.resumes + 1,
+                    host=this_host(),
+                    pid=os.getpid(),
+                    heartbeat_at=utcnow(),
+                )
+            )
+            last = conn.execute(
+                select(Capture.seq, Capture.link_hash)
+                .where(Capture.run_id == run_id)
+                .order_by(Capture.seq.desc())
+                .limit(1)
+            ).first()
+            facts = conn.execute(select(func.count()).where(Fact.run_id == run_id)).scalar_one()
+        writer = cls(engine, run_id, run.genesis, signer, resumes=run.resumes + 1)
+        if last is not None:
+            writer._seq, writer._prev = int(last.seq), str(last.link_hash)
+        writer._facts = int(facts)
+        return writer
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -143,6 +192,8 @@ class RunWriter:
         except BaseException:
             self._prev, self._seq, self._facts = saved
             raise
+        if self.on_batch is not None:
+            self.on_batch()
         if self._facts - self._digest.count >= DIGEST_EVERY:
             with self.engine.connect() as conn:
                 self._digest.advance(conn)
@@ -337,6 +388,7 @@ class RunWriter:
                 insert(SealRecord),
                 {
                     "run_id": self.run_id,
+                    "resume": self.resumes,
                     "version": SEAL_VERSION,
                     "document": document,
                     "digest": sha256_hex(document.encode("utf-8")),
@@ -346,6 +398,7 @@ class RunWriter:
                     "created_at": now,
                 },
             )
+        self.sealed = True
         return Seal(
             self.run_id,
             status,

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from sqlalchemy import Connection, Engine, Table, delete, insert, select, text, update
+from sqlalchemy import Connection, Engine, Table, and_, delete, insert, select, text, update
 from sqlalchemy import types as sa_types
 from sqlalchemy.dialects import postgresql, sqlite
 
@@ -145,7 +145,7 @@ class Mutation:
 
 
 def _pk(table: str, row: dict[str, Any]) -> Any:
-    return row["run_id"] if table == "seals" else row["id"]
+    return (row["run_id"], row["resume"]) if table == "seals" else row["id"]
 
 
 def changed_value(conn: Connection, table: Table, column: str, old: Any, rnd: random.Random) -> Any:
@@ -206,12 +206,12 @@ def _changed_json(old: Any, rnd: random.Random) -> Any:
 
 def apply(conn: Connection, m: Mutation) -> None:
     table = Base.metadata.tables[m.table]
-    pk = table.c.run_id if m.table == "seals" else table.c.id
-    key = _pk(m.table, m.row)
+    pks = list(table.primary_key.columns)
+    where = and_(*(c == m.row[c.name] for c in pks))
     if m.method == "update":
-        conn.execute(update(table).where(pk == key).values({m.column: m.value}))
+        conn.execute(update(table).where(where).values({m.column: m.value}))
     elif m.method == "delete":
-        conn.execute(delete(table).where(pk == key))
+        conn.execute(delete(table).where(where))
     elif m.method in ("insert_or_replace", "replace_into"):
         row = {**m.row, m.column: m.value}
         if conn.dialect.name != "sqlite":
@@ -227,7 +227,8 @@ def apply(conn: Connection, m: Mutation) -> None:
         dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
         stmt = dialect_insert(table).values(row)
         stmt = stmt.on_conflict_do_update(
-            index_elements=[pk], set_={c.name: stmt.excluded[c.name] for c in table.c if c is not pk}
+            index_elements=pks,
+            set_={c.name: stmt.excluded[c.name] for c in table.c if c.name not in {p.name for p in pks}},
         )
         conn.execute(stmt)
     else:

@@ -74,10 +74,11 @@ def test_sqlite_replace_and_upsert_are_refused_on_every_table(sqlite_url: str) -
         where = f"{key} = (SELECT min({key}) FROM {table} WHERE {'id' if table == 'runs' else 'run_id'} = :r)"
         for form in ("INSERT OR REPLACE INTO", "REPLACE INTO"):
             refused(engine, f"{form} {table} SELECT * FROM {table} WHERE {where}", {"r": run_id})
+        conflict = "run_id, resume" if table == "seals" else key
         refused(
             engine,
             f"INSERT INTO {table} SELECT * FROM {table} WHERE {where} "
-            f"ON CONFLICT ({key}) DO UPDATE SET {key} = excluded.{key}",
+            f"ON CONFLICT ({conflict}) DO UPDATE SET {key} = excluded.{key}",
             {"r": run_id},
         )
     assert verify_run(engine, run_id, SIGNER.public_raw).ok
@@ -92,10 +93,11 @@ def test_postgres_truncate_and_upsert_are_refused(pg_url: str) -> None:
     for table in GUARDED_TABLES:
         refused(engine, f"TRUNCATE {table} CASCADE")
         key = "run_id" if table == "seals" else "id"
+        conflict = "run_id, resume" if table == "seals" else key
         refused(
             engine,
             f"INSERT INTO {table} SELECT * FROM {table} WHERE {key} = (SELECT min({key}) FROM {table}) "
-            f"ON CONFLICT ({key}) DO UPDATE SET {key} = excluded.{key}",
+            f"ON CONFLICT ({conflict}) DO UPDATE SET {key} = excluded.{key}",
         )
     refused(
         engine, "MERGE INTO facts f USING facts s ON f.id = s.id WHEN MATCHED THEN UPDATE SET subject = 'x'"
