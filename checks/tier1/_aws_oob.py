@@ -8,7 +8,8 @@ A default or public route (public as `intent.addressing` defines it) leads to th
 target is an internet, NAT, egress-only or carrier gateway, or a transit gateway whose route table for
 this VPC's attachment itself sends default or public traffic onward (to another attachment, e.g. an
 egress VPC) that is neither a declared OOB gateway nor an attachment declared to the OOB tier
-(`intent.cloud.attachments`). A route to a declared OOB gateway (`intent.tiers.oob.gateways`: an
+(`intent.cloud.attachments`: the attachment's id, or the VPN connection or peering it carries). A route to
+a declared OOB gateway (`intent.tiers.oob.gateways`: an
 address of an appliance ENI or an AWS target id) is allowed. Any other default route (an appliance, a
 VPN gateway, a peering) that is not declared leaves the OOB network to an undeclared place: reported.
 """
@@ -140,6 +141,12 @@ def _through_tgw(
         if a.record.transit_gateway_id == tgw and a.record.resource_id == vpc
     ]
     tgw_tables = {t.record.route_table_id: t for t in ctx.facts.of(AwsTgwRouteTable)}
+    # what each attachment leads to (a VPN connection, a peering): declared by either id
+    resources = {
+        a.record.attachment_id: a.record.resource_id
+        for a in ctx.facts.of(AwsTgwAttachment)
+        if a.record.resource_id
+    }
     for a in attachments:
         rt_id = a.record.route_table_id or next(
             (t for t, f in tgw_tables.items() if a.record.attachment_id in (f.record.associations or [])),
@@ -154,7 +161,7 @@ def _through_tgw(
                 for x in r.attachment_ids
                 if x != a.record.attachment_id
                 and x not in oob.gateway_ids
-                and ctx.intent.cloud.attachment_tier(x) != Tier.OOB
+                and ctx.intent.cloud.attachment_tier(x, resources.get(x)) != Tier.OOB
             ]
             if (
                 r.state != "blackhole"
