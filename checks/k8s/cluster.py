@@ -19,7 +19,14 @@ from auditor.store.reader import StoredFact
 from checks.k8s.compile import ClusterPolicies, compile_policies
 from checks.k8s.engine import PolicyEngine
 from checks.k8s.ir import PeerKind
-from checks.k8s.workloads import NAMESPACE_NAME_LABEL, NamedPort, Workload, freeze
+from checks.k8s.workloads import (
+    NAMESPACE_NAME_LABEL,
+    NamedPort,
+    Workload,
+    describe_witness,
+    freeze,
+    from_witness,
+)
 from checks.lateral.addresses import IPSet
 
 Subject = tuple[Workload, str, tuple[object, ...]]  # (pod class, how it was chosen, facts)
@@ -37,10 +44,6 @@ def pod_workload(rec: K8sPod, ref: object = None) -> Workload:
         rec.service_account,
         ref,
     )
-
-
-def _describe(labels: tuple[tuple[str, str], ...]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in labels) or "no labels"
 
 
 @dataclass
@@ -97,8 +100,8 @@ class ClusterModel:
             if policy.namespace not in (None, namespace):
                 continue
             for labels in policy.witnesses:
-                w = Workload(namespace, "any-pod", "Pod", labels)
-                out.setdefault(w.class_key(), (w, f"a pod with {_describe(labels)}", ()))
+                w = from_witness(namespace, labels)
+                out.setdefault(w.class_key(), (w, f"a pod with {describe_witness(labels)}", ()))
         return list(out.values())
 
     def _peer_representatives(self, namespace: str) -> list[Workload]:
@@ -106,7 +109,7 @@ class ClusterModel:
         out: dict[object, Workload] = {}
         by_ns = self._witnesses()
         for labels in [*by_ns.get(None, ()), *by_ns.get(namespace, ())]:
-            w = Workload(namespace, "any-pod", "Pod", labels)
+            w = from_witness(namespace, labels)
             out.setdefault(w.class_key(), w)
         return list(out.values())
 

@@ -35,7 +35,7 @@ from checks.k8s.ir import (
 )
 from checks.k8s.read_cilium import service_peer
 from checks.k8s.selectors import SpecError, covers_everything
-from checks.k8s.workloads import Workload
+from checks.k8s.workloads import Workload, with_service_account
 from checks.lateral.addresses import NO_ADDRESSES, IPSet
 
 CALICO_NS = "projectcalico.org/namespace"
@@ -234,14 +234,13 @@ class _Entity:
         return tuple(out)
 
     def _witness(self) -> tuple[tuple[str, str], ...] | None:
+        account = self.sa_names[0] if self.sa_names else None
         if self.sel is None:
-            return ()
+            return with_service_account((), account)
         found = cs.witness(self.sel)
         if found is None:
             return None
-        return tuple(
-            sorted((k, v) for k, v in found.items() if not k.startswith(("pcns.", "projectcalico.org/")))
-        )
+        return with_service_account(_labels_of(found), account or found.get(CALICO_SA))
 
     def _text(self) -> str:
         parts = []
@@ -254,6 +253,13 @@ class _Entity:
             f" in namespace {self.own}" if self.own and self.ns_sel is None and self.endpoint_criteria else ""
         )
         return " ".join(parts) + where if parts else "any peer"
+
+
+def _labels_of(found: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """A Calico witness's pod labels (namespace labels and Calico's own keys are not pod labels)."""
+    return tuple(
+        sorted((k, v) for k, v in found.items() if not k.startswith(("pcns.", "projectcalico.org/")))
+    )
 
 
 def _protocol(raw: object) -> str:
@@ -362,13 +368,7 @@ def calico_policy(rec: K8sNetworkPolicy, ref: object, ctx: CalicoContext) -> Pol
     )
     tier = str(spec.get("tier") or "default")
     found = cs.witness(selector)
-    wit = (
-        None
-        if found is None
-        else tuple(
-            sorted((k, v) for k, v in found.items() if not k.startswith(("pcns.", "projectcalico.org/")))
-        )
-    )
+    wit = None if found is None else with_service_account(_labels_of(found), found.get(CALICO_SA))
     kind = "NetworkPolicy" if own is not None else "GlobalNetworkPolicy"
     where = f"{own}/" if own else ""
     return Policy(

@@ -21,7 +21,7 @@ from typing import Any
 from auditor.facts.kubernetes import K8sNetworkPolicy, K8sService, LabelSelector, PolicyFlavor
 from checks.k8s.ir import Action, Direction, Layer, NsLabels, Peer, PeerKind, Policy, PortSpec, Rule
 from checks.k8s.selectors import SpecError, covers_everything, selector_from, selector_text, witness
-from checks.k8s.workloads import Workload
+from checks.k8s.workloads import Workload, with_service_account
 from checks.lateral.addresses import IPSet
 
 CILIUM_NS = "io.kubernetes.pod.namespace"
@@ -58,6 +58,16 @@ def cilium_view(pod: Workload, ns_labels: NsLabels) -> dict[str, str]:
     for k, v in ns_labels(pod.namespace).items():
         view[CILIUM_NS_LABELS + k] = v
     return view
+
+
+def _account(sel: LabelSelector) -> str | None:
+    """The service account a selector requires (its serviceaccount label), for representatives."""
+    if CILIUM_SA in sel.match_labels:
+        return sel.match_labels[CILIUM_SA]
+    for req in sel.match_expressions:
+        if req.key == CILIUM_SA and req.operator == "In" and req.values:
+            return req.values[0]
+    return None
 
 
 def _has_ns_key(sel: LabelSelector) -> bool:
@@ -99,7 +109,7 @@ def _endpoints(sel: LabelSelector, own: str | None, path: str) -> Peer:
         all_namespaces=confined is None and not _has_ns_key(sel),
         all_pods=not pod_keys,
         namespace=confined,
-        witness=witness(sel, _is_meta_key),
+        witness=with_service_account(witness(sel, _is_meta_key), _account(sel)),
         key=text,
         in_namespace=in_namespace,
     )
@@ -293,7 +303,7 @@ def _view(
             isolates.add(direction)
         for i, raw in enumerate(items):
             rules[direction].append(_rule(raw, key, i, own, services, prefix))
-    wit = witness(sel, _is_meta_key) if sel is not None else None
+    wit = with_service_account(witness(sel, _is_meta_key), _account(sel)) if sel is not None else None
     return Policy(
         label=label + (f" {prefix.rstrip('.')}" if prefix else ""),
         kind="CiliumNetworkPolicy" if own is not None else "CiliumClusterwideNetworkPolicy",

@@ -57,6 +57,32 @@ class Workload:
         return next((p for p in self.ports if p.name == port_name), None)
 
 
+SERVICE_ACCOUNT_KEY = "@serviceaccount"  # in a witness: the service account (no label key has an @)
+
+
+def with_service_account(witness: Labels | None, account: str | None) -> Labels | None:
+    """A witness that also needs a service account (Cilium's serviceaccount label, Calico's
+    serviceAccounts), so the representative pod built from it is selected."""
+    if witness is None or not account:
+        return witness
+    return tuple(
+        sorted((*[(k, v) for k, v in witness if k != SERVICE_ACCOUNT_KEY], (SERVICE_ACCOUNT_KEY, account)))
+    )
+
+
+def from_witness(namespace: str, witness: Labels, name: str = "any-pod") -> Workload:
+    """The minimal pod of a namespace a selector picks: the witness's labels and service account."""
+    labels = tuple((k, v) for k, v in witness if k != SERVICE_ACCOUNT_KEY)
+    account = next((v for k, v in witness if k == SERVICE_ACCOUNT_KEY), DEFAULT_SERVICE_ACCOUNT)
+    return Workload(namespace, name, "Pod", labels, service_account=account)
+
+
+def describe_witness(witness: Labels) -> str:
+    labels = ", ".join(f"{k}={v}" for k, v in witness if k != SERVICE_ACCOUNT_KEY) or "no labels"
+    account = next((v for k, v in witness if k == SERVICE_ACCOUNT_KEY), None)
+    return labels + (f", service account {account}" if account else "")
+
+
 def representative(namespace: str, labels: dict[str, str] | None = None, why: str = "") -> Workload:
     """A pod that may be scheduled in `namespace` with exactly these labels (no ports, no address)."""
     name = why or (
