@@ -137,7 +137,7 @@ def test_acls_qos_and_management(result: NormalizeResult) -> None:
     [acl] = _of(result, Acl)
     assert [(e.sequence, e.action, e.protocol, e.source, e.destination_ports) for e in acl.entries] == [
         (10, "permit", "tcp", "10.250.200.10/32", "eq 22"),
-        (20, "deny", None, "ANY", None),
+        (20, "deny", None, "any", None),  # NVUE's ANY is any: a deny that surely covers everything
     ]
     assert [(b.acl, b.name, b.direction) for b in _of(result, AclBinding)] == [("EDGE-IN", "swp51", "in")]
     qos = {q.interface: q for q in _of(result, QosInterface)}
@@ -324,3 +324,39 @@ def test_default_route_origination_on_neighbour_or_peer_group() -> None:
     tree = {"interface": {"swp1": _swp()}, "vrf": {"RDMA-B": {"router": {"bgp": bgp}}}}
     peers = {n.peer: n.default_originate for n in _of(_run(tree), BgpNeighbor)}
     assert peers == {"10.129.3.254": True, "10.129.3.253": True, "swp29": False}
+
+
+def test_acl_port_lists_ranges_and_control_plane_fence() -> None:
+    """Several dest-port keys are one `eq` list (not the unreadable "22,443"), `A:B` a range, ANY no clause;
+    a control-plane ACL fences SSH and SNMP (management bindings, and the services' acl)."""
+
+    def permit(*dest_ports: str) -> dict[str, Any]:
+        ip = {"protocol": "tcp", "source-ip": "172.16.200.10/32", "dest-port": {p: {} for p in dest_ports}}
+        return {"action": {"permit": {}}, "match": {"ip": ip}}
+
+    rules = {
+        "10": permit("22", "443"),
+        "20": permit("1024:65535"),
+        "30": permit("22", "1024:2000"),
+        "40": {"action": {"deny": {}}, "match": {"ip": {"source-ip": "ANY", "dest-port": {"ANY": {}}}}},
+    }
+    tree = {
+        "acl": {"MGMT-IN": {"type": "ipv4", "rule": rules}},
+        "system": {"control-plane": {"acl": {"MGMT-IN": {"inbound": {}}}}},
+        "interface": {"eth0": {"type": "eth", "ip": {"vrf": "mgmt"}}},
+        "service": {"snmp-server": {"enable": "on", "listening-address": {"172.16.1.33": {"vrf": "mgmt"}}}},
+    }
+    result = _run(tree)
+    [acl] = _of(result, Acl)
+    assert [(e.sequence, e.source, e.destination_ports) for e in acl.entries] == [
+        (10, "172.16.200.10/32", "eq 22 443"),
+        (20, "172.16.200.10/32", "range 1024 65535"),
+        (30, "172.16.200.10/32", "eq 22 1024:2000"),  # mixed: kept verbatim, read as unknown
+        (40, "any", None),
+    ]
+    bindings = {(b.acl, b.attach_point, b.name) for b in _of(result, AclBinding)}
+    assert bindings == {("MGMT-IN", "management", "ssh"), ("MGMT-IN", "management", "snmp")}
+    assert {(m.service, m.vrf, m.acl) for m in _of(result, MgmtService)} == {
+        ("ssh", "mgmt", "MGMT-IN"),
+        ("snmp", "mgmt", "MGMT-IN"),
+    }

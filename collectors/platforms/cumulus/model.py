@@ -9,8 +9,7 @@ The tree (NVIDIA's NVUE reference; keys are the `nv set` path words):
 - vrf/NAME: router/static/PREFIX/via/{HOP|INTERFACE|blackhole: {}} (+ distance),
   router/bgp/neighbor/PEER/{remote-as, peer-group, description, address-family/ipv4-unicast/
   default-route-origination/enable} (or on its peer-group/PG), evpn/vni/{VNI: {}}.
-- acl/NAME: type (ipv4|ipv6|mac), rule/N/{match/ip/{protocol, source-ip, dest-ip, source-port,
-  dest-port}, action/{permit|deny: {}}}.
+- acl/NAME and system/control-plane/acl: see acl.py.
 - qos: see qos.py.
 - vrf/NAME/router/bgp: rd, route-import/from-evpn/route-target/RT and route-export/to-evpn/route-target/RT
   (the VRF's L3 VNI route targets), address-family/ipv4-unicast/{redistribute/SRC, network/PREFIX,
@@ -30,9 +29,7 @@ from typing import Any, Literal
 
 from auditor.facts import FactRecord
 from auditor.facts.network import (
-    Acl,
     AclBinding,
-    AclEntry,
     BgpNeighbor,
     Interface,
     MgmtService,
@@ -43,6 +40,7 @@ from auditor.facts.network import (
 )
 from collectors.parsing.config_tree import Context
 from collectors.parsing.live_common import IfType, as_int, ip_interface, ip_network, is_ip, vlan_ranges
+from collectors.platforms.cumulus.acl import control_plane_acls
 
 Tree = dict[str, Any]
 _TYPES: dict[str, IfType] = {
@@ -276,40 +274,6 @@ def _vrf_leaks(name: str, bgp: Tree) -> list[str]:
     return out
 
 
-def read_acls(ctx: Context, tree: Tree) -> list[Acl]:
-    out: list[Acl] = []
-    for name, body in d(tree.get("acl")).items():
-        kind = str(d(body).get("type", "ipv4"))
-        entries = []
-        for seq, rule in sorted(d(d(body).get("rule")).items(), key=lambda kv: as_int(kv[0]) or 0):
-            match = d(d(d(rule).get("match")).get("ip"))
-            action: Literal["permit", "deny"] = "deny" if "deny" in d(d(rule).get("action")) else "permit"
-            sports = ",".join(d(match.get("source-port"))) or None
-            dports = ",".join(d(match.get("dest-port"))) or None
-            source = str(match.get("source-ip") or "any")
-            destination = str(match.get("dest-ip") or "any")
-            proto = str(match["protocol"]) if match.get("protocol") else None
-            words = [seq, action, proto, source, f"eq {sports}" if sports else None, destination]
-            words += [f"eq {dports}" if dports else None]
-            entries.append(
-                AclEntry(
-                    sequence=as_int(seq),
-                    action=action,
-                    protocol=proto,
-                    source=source,
-                    source_ports=f"eq {sports}" if sports else None,
-                    destination=destination,
-                    destination_ports=f"eq {dports}" if dports else None,
-                    text=" ".join(str(w) for w in words if w),
-                )
-            )
-        family: Literal["ipv4", "ipv6", "mac"] = (
-            "ipv6" if kind == "ipv6" else "mac" if kind == "mac" else "ipv4"
-        )
-        out.append(Acl(device=ctx.device, name=name, family=family, entries=entries))
-    return out
-
-
 def is_loopback(address: str) -> bool:
     """`localhost`, 127.0.0.0/8 or ::1: a listener only the box itself can reach."""
     try:
@@ -322,7 +286,8 @@ def read_mgmt(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[Mgm
     eth0_vrf = next((i.vrf for i in interfaces if i.name == "eth0"), "mgmt")
     system = d(tree.get("system"))
     ssh_vrfs = list(d(d(system.get("ssh-server")).get("vrf"))) or [eth0_vrf]
-    out = [MgmtService(device=ctx.device, service="ssh", vrf=v) for v in ssh_vrfs]
+    fence = next(iter(control_plane_acls(tree)), None)
+    out = [MgmtService(device=ctx.device, service="ssh", vrf=v, acl=fence) for v in ssh_vrfs]
     snmp = d(d(tree.get("service")).get("snmp-server"))
     if snmp:
         on = str(snmp.get("enable", "off")) == "on"
@@ -331,5 +296,5 @@ def read_mgmt(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[Mgm
         if addresses and not vrfs:
             return out  # `listening-address localhost` only: answers on the switch itself, nowhere else
         for vrf in dict.fromkeys(vrfs or ["default"]):
-            out.append(MgmtService(device=ctx.device, service="snmp", vrf=vrf, enabled=on))
+            out.append(MgmtService(device=ctx.device, service="snmp", vrf=vrf, enabled=on, acl=fence))
     return out

@@ -20,6 +20,7 @@ from collectors.parsing.config_tree import Context
 from collectors.parsing.live_common import context_of, device_fact, finish, guard, load_json
 from collectors.parsing.yaml12 import load_yaml12
 from collectors.platforms.cumulus import model as m
+from collectors.platforms.cumulus.acl import control_plane_bindings, read_acls
 from collectors.platforms.cumulus.qos import read_qos
 
 COVERS = RUNNING_CONFIG_COVERS
@@ -63,7 +64,8 @@ def _normalize(capture: RawCapture, ctx: Context, doc: Any) -> NormalizeResult:
     facts: list[FactRecord] = [*interfaces]
     facts += guard(ctx, "bridge VLANs", lambda: m.read_vlans_and_vnis(ctx, tree, interfaces), [])
     facts += guard(ctx, "VRFs", lambda: m.read_routing(ctx, tree, interfaces), [])
-    acls: list[Acl] = guard(ctx, "ACLs", lambda: m.read_acls(ctx, tree), [])
+    acls: list[Acl] = guard(ctx, "ACLs", lambda: read_acls(ctx, tree), [])
+    bindings += guard(ctx, "control-plane ACL", lambda: control_plane_bindings(ctx, tree), [])
     qos: list[QosInterface] = guard(ctx, "QoS", lambda: read_qos(ctx, tree, interfaces), [])
     mgmt: list[MgmtService] = guard(ctx, "management", lambda: m.read_mgmt(ctx, tree, interfaces), [])
     facts += [*acls, *bindings, *qos, *mgmt]
