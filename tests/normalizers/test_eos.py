@@ -211,6 +211,11 @@ def expect_interface(intf: dict[str, Any]) -> dict[str, Any]:
     ipv4 += intf.get("ip_address_secondaries") or []
     virtual = [intf["ip_address_virtual"]] if intf.get("ip_address_virtual") else []
     virtual += intf.get("ip_address_virtual_secondaries") or []
+    # VARP (`ip virtual-router address A[/L]`): without a length, the length of the primary's subnet
+    for varp in intf.get("ip_virtual_router_addresses") or []:
+        nets = [ipaddress.ip_interface(a).network for a in ipv4]
+        length = next((n.prefixlen for n in nets if ipaddress.ip_address(varp.split("/")[0]) in n), 32)
+        virtual.append(varp if "/" in varp else f"{varp}/{length}")
     channel = (intf.get("channel_group") or {}).get("id")
     return {
         "type": kind,

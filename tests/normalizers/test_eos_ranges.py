@@ -142,3 +142,28 @@ def test_a_backwards_range_is_a_problem_not_an_interface() -> None:
     result = parse(BASE)
     assert "Ethernet25" not in _interfaces()
     assert any("Ethernet30-25" in p.message and p.line == 69 for p in result.problems), result.problems
+
+
+def test_varp_virtual_router_addresses_are_virtual_addresses() -> None:
+    cfg = """hostname dut
+interface Vlan3001
+   vrf RDMA-A
+   ip address 10.128.1.2/24
+   ip virtual-router address 10.128.1.1
+   ip virtual-router address 172.16.10.1/24
+interface Vlan3002
+   ip address virtual 10.129.1.1/24
+interface Vlan3003
+   ip virtual-router address 10.131.0.1
+interface Vlan3004
+   ip virtual-router address not-an-address
+end
+"""
+    result = parse(cfg)
+    intfs = {i.name: i for i in facts_of(result, Interface)}
+    assert intfs["Vlan3001"].ipv4 == ["10.128.1.2/24"]
+    assert intfs["Vlan3001"].ipv4_virtual == ["10.128.1.1/24", "172.16.10.1/24"]
+    assert intfs["Vlan3002"].ipv4_virtual == ["10.129.1.1/24"]
+    assert intfs["Vlan3003"].ipv4_virtual == ["10.131.0.1/32"]  # no subnet of its own to take a length from
+    assert intfs["Vlan3004"].ipv4_virtual == []
+    assert any("not-an-address" in p.message for p in result.problems)

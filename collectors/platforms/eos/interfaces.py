@@ -10,6 +10,8 @@ EOS defaults read here (a running-config omits defaults):
 - A trunk with no `switchport trunk allowed vlan` line carries every VLAN (None).
 - Switchport settings under `no switchport` stay in the config but are inert; they are still
   reported as configured (mode "routed" tells a reader they do not apply).
+- VARP gateway addresses (`ip address virtual A/L`, and the older `ip virtual-router address A`) are
+  kept as virtual addresses.
 - `vrf X` moves the interface and, as EOS does, removes the addresses configured before it; `no vrf`
   moves it back to the default VRF. Ranges, lists and repeated blocks arrive merged per interface
   (collectors/platforms/eos/ranges.py), so a later block's line wins.
@@ -17,6 +19,7 @@ EOS defaults read here (a running-config omits defaults):
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -75,6 +78,7 @@ class _State:
     ipv6: list[str] = field(default_factory=list)
     port_channel: str | None = None
     service_profile: str | None = None
+    varp: list[tuple[str, int]] = field(default_factory=list)  # `ip virtual-router address A[/L]`
 
 
 def parse_interfaces(ctx: Context, config: Config) -> tuple[list[Interface], list[AclBinding]]:
@@ -137,6 +141,8 @@ def _read_line(ctx: Context, st: _State, node: Node) -> None:
         st.speed = parse_speed_mbps(ctx, words, line)
     elif words[:2] == ["ip", "address"]:
         _ipv4(ctx, st, words[2:], line)
+    elif words[:3] == ["ip", "virtual-router", "address"] and len(words) == 4:
+        st.varp.append((words[3], line))
     elif words[:2] == ["ipv6", "address"] and len(words) >= 3:
         _ipv6(ctx, st, words[2:], line)
     elif words[0] == "channel-group":
@@ -154,7 +160,7 @@ def _read_line(ctx: Context, st: _State, node: Node) -> None:
 def _set_vrf(st: _State, vrf: str) -> None:
     """EOS removes an interface's IP addresses when it changes VRF (merged blocks can do that)."""
     if vrf != st.vrf:
-        st.ipv4, st.ipv4_virtual, st.ipv6 = [], [], []
+        st.ipv4, st.ipv4_virtual, st.ipv6, st.varp = [], [], [], []
     st.vrf = vrf
 
 
@@ -207,7 +213,28 @@ def _ipv6(ctx: Context, st: _State, args: list[str], line: int) -> None:
         st.ipv6.append(value)
 
 
+def _varp(ctx: Context, st: _State) -> None:
+    """VARP's `ip virtual-router address A` (the older form of `ip address virtual`): the shared gateway
+    address of the SVI's subnet. Without a length it takes the length of the primary address whose
+    subnet holds it, as EOS does; one outside every subnet is kept as a host address."""
+    for text, line in st.varp:
+        if "/" in text:
+            value = parse_ipv4_interface(ctx, text, line)
+        else:
+            try:
+                addr = ipaddress.IPv4Address(text)
+            except ValueError:
+                ctx.problem(line, f"invalid virtual-router address {text!r}")
+                continue
+            own = [ipaddress.IPv4Interface(a) for a in st.ipv4]
+            length = next((i.network.prefixlen for i in own if addr in i.network), 32)
+            value = f"{addr}/{length}"
+        if value is not None and value not in st.ipv4_virtual:
+            st.ipv4_virtual.append(value)
+
+
 def _build(ctx: Context, name: str, st: _State) -> Interface:
+    _varp(ctx, st)
     kind = interface_type(name)
     switchport = False
     mode: Literal["access", "trunk", "routed"] | None = None
