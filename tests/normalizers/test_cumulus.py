@@ -360,3 +360,25 @@ def test_acl_port_lists_ranges_and_control_plane_fence() -> None:
         ("ssh", "mgmt", "MGMT-IN"),
         ("snmp", "mgmt", "MGMT-IN"),
     }
+
+
+def test_peer_group_remote_as_and_static_route_into_another_vrf() -> None:
+    bgp = {
+        "peer-group": {"underlay": {"remote-as": "external"}},
+        "neighbor": {
+            "swp29": {"peer-group": "underlay", "type": "unnumbered"},
+            "swp30": {"remote-as": 65100},
+        },
+    }
+    static = {
+        "10.130.0.0/16": {"via": {"10.130.3.1": {"vrf": "STORAGE-A"}}},
+        "10.128.9.0/24": {"via": {"10.128.3.9": {}}},
+    }
+    tree = {
+        "interface": {"swp1": _swp()},
+        "vrf": {"default": {"router": {"bgp": bgp}}, "RDMA-A": {"router": {"static": static}}},
+    }
+    result = _run(tree)
+    assert {n.peer: n.remote_as for n in _of(result, BgpNeighbor)} == {"swp29": "external", "swp30": "65100"}
+    vrfs = {v.name: v for v in _of(result, Vrf)}
+    assert vrfs["RDMA-A"].leaks == ["vrf RDMA-A router static 10.130.0.0/16 via 10.130.3.1 vrf STORAGE-A"]

@@ -509,3 +509,21 @@ def test_snmp_on_loopback_only_and_default_originate() -> None:
         "10.129.2.253": True,
         "10.143.12.0": False,
     }
+
+
+def test_peer_group_asn_and_shutdown_inherited_own_setting_wins() -> None:
+    doc = {
+        "DEVICE_METADATA": {"localhost": {"hostname": "leaf2"}},
+        "BGP_PEER_GROUP": {"default|SPINES": {"asn": "65100", "admin_status": "down"}},
+        "BGP_NEIGHBOR": {
+            "default|10.143.12.0": {"peer_group_name": "SPINES"},
+            "default|10.143.12.2": {"peer_group_name": "SPINES", "asn": "65199", "admin_status": "up"},
+            "10.143.12.4": {"name": "no group"},
+        },
+    }
+    peers = {n.peer: (n.remote_as, n.shutdown, n.peer_group) for n in _of(_db(doc), BgpNeighbor)}
+    assert peers == {
+        "10.143.12.0": ("65100", True, "SPINES"),
+        "10.143.12.2": ("65199", False, "SPINES"),
+        "10.143.12.4": (None, False, None),
+    }

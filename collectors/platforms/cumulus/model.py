@@ -6,9 +6,9 @@ The tree (NVIDIA's NVUE reference; keys are the `nv set` path words):
   vlan: {VLAN: {}}, untagged: VLAN}, acl/NAME/{inbound|outbound: {}}, vlan (an SVI's VLAN).
 - bridge/domain/DOMAIN: vlan/{VLAN: {vni: {VNI: {}}}}, untagged (the native VLAN, default 1). A port
   in a domain without its own vlan list carries every VLAN of the domain (a trunk).
-- vrf/NAME: router/static/PREFIX/via/{HOP|INTERFACE|blackhole: {}} (+ distance),
+- vrf/NAME: router/static/PREFIX/via/{HOP|INTERFACE|blackhole: {vrf: OTHER (a leak)}} (+ distance),
   router/bgp/neighbor/PEER/{remote-as, peer-group, description, address-family/ipv4-unicast/
-  default-route-origination/enable} (or on its peer-group/PG), evpn/vni/{VNI: {}}.
+  default-route-origination/enable}, each unset one taken from its peer-group/PG, evpn/vni/{VNI: {}}.
 - acl/NAME and system/control-plane/acl: see acl.py.
 - qos: see qos.py.
 - vrf/NAME/router/bgp: rd, route-import/from-evpn/route-target/RT and route-export/to-evpn/route-target/RT
@@ -190,7 +190,7 @@ def read_routing(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[
                 route_targets_import=_rts(bgp, "route-import", "from-evpn"),
                 route_targets_export=_rts(bgp, "route-export", "to-evpn"),
                 l3_vni=next((v for v in vnis if v), None),
-                leaks=_vrf_leaks(name, bgp),
+                leaks=_vrf_leaks(name, bgp) + _static_leaks(name, router),
                 bgp_networks=_families(bgp, lambda af: list(d(af.get("network")))),
                 bgp_redistribute=_families(bgp, _redistributed),
                 interfaces=[i.name for i in interfaces if i.vrf == name],
@@ -221,13 +221,30 @@ def read_routing(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[
                     device=ctx.device,
                     vrf=name,
                     peer=peer,
-                    remote_as=str(nb["remote-as"]) if nb.get("remote-as") else None,
+                    remote_as=_own_or_group(nb, group, "remote-as"),
                     peer_group=str(nb["peer-group"]) if nb.get("peer-group") else None,
                     description=str(nb["description"]) if nb.get("description") else None,
                     default_originate=_originates(nb) or _originates(group),
-                    shutdown=str(nb.get("enable", "on")) == "off",
+                    shutdown=str(nb.get("enable") or group.get("enable") or "on") == "off",
                 )
             )
+    return out
+
+
+def _own_or_group(nb: Tree, group: Tree, key: str) -> str | None:
+    """A neighbour's setting, else its peer group's (`peer-group PG remote-as external`)."""
+    value = nb.get(key) if nb.get(key) not in (None, "") else group.get(key)
+    return str(value) if value not in (None, "") else None
+
+
+def _static_leaks(name: str, router: Tree) -> list[str]:
+    """`vrf V router static P via HOP vrf OTHER`: a static route whose next hop is in another VRF."""
+    out: list[str] = []
+    for prefix, static in d(router.get("static")).items():
+        for hop, body in d(d(static).get("via")).items():
+            other = d(body).get("vrf")
+            if other and str(other) != name:
+                out.append(f"vrf {name} router static {prefix} via {hop} vrf {other}")
     return out
 
 

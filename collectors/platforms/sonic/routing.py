@@ -6,8 +6,9 @@
   nexthop-vrf are comma-separated lists, one element per next hop; `blackhole: true` discards.
   A next hop in another VRF (nexthop-vrf) is a route leak and is listed on the VRF's `leaks`.
 - BGP route targets, RD, networks, redistribution and VRF imports: see _bgp_vrfs.
-- BGP_NEIGHBOR keys are "PEER" (default VRF) or "VRF|PEER". On SONiC images that keep BGP in FRR's
-  own config (split mode) these tables may be empty: FRR's config is not part of config_db.
+- BGP_NEIGHBOR keys are "PEER" (default VRF) or "VRF|PEER"; a neighbour takes the asn and admin_status
+  it does not set itself from its BGP_PEER_GROUP|VRF|NAME (peer_group_name). On SONiC images that keep
+  BGP in FRR's own config (split mode) these tables may be empty: FRR's config is not part of config_db.
 """
 
 from __future__ import annotations
@@ -207,10 +208,14 @@ def _neighbors(ctx: Context, db: Db) -> list[BgpNeighbor]:
     out: list[BgpNeighbor] = []
     originate = _originating(db, "BGP_NEIGHBOR_AF")
     group_originate = _originating(db, "BGP_PEER_GROUP_AF")
-    for key, row in db.table("BGP_NEIGHBOR").items():
+    groups = db.table("BGP_PEER_GROUP")
+    for key, own in db.table("BGP_NEIGHBOR").items():
         vrf, peer = _split_vrf(key)
+        group = str(own.get("peer_group_name") or "")
+        pg = groups.get(f"{vrf}|{group}") or (groups.get(group) if vrf == "default" else None) or {}
+        # a neighbour's own setting wins over its peer group's
+        row = {**{k: pg[k] for k in ("asn", "admin_status") if group and pg.get(k) not in (None, "")}, **own}
         asn = row.get("asn")
-        group = str(row.get("peer_group_name") or "")
         out.append(
             BgpNeighbor(
                 device=ctx.device,
