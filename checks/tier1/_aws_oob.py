@@ -10,8 +10,10 @@ this VPC's attachment itself sends default or public traffic onward (to another 
 egress VPC) that is neither a declared OOB gateway nor an attachment declared to the OOB tier
 (`intent.cloud.attachments`: the attachment's id, or the VPN connection or peering it carries). A route to
 a declared OOB gateway (`intent.tiers.oob.gateways`: an
-address of an appliance ENI or an AWS target id) is allowed. Any other default route (an appliance, a
-VPN gateway, a peering) that is not declared leaves the OOB network to an undeclared place: reported.
+address of an appliance ENI or an AWS target id) is allowed, and so is a route to a peering or VPN gateway
+declared to the OOB tier in `intent.cloud.attachments` (a VPN gateway also by the id of a VPN connection
+that ends on it: the VPN to the on-site OOB network). Any other default route (an appliance, a VPN
+gateway, a peering) that is not declared leaves the OOB network to an undeclared place: reported.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from auditor.config.models import OobTier
 from auditor.enums import Tier
 from auditor.facts import (
+    AwsGateway,
     AwsNetworkInterface,
     AwsRoute,
     AwsRouteTable,
@@ -115,9 +118,22 @@ def judge_route(
         return RouteVerdict(f"{where}: to the internet")
     if route.target_type == "transit-gateway" or target_id.startswith("tgw-"):
         return _through_tgw(ctx, oob, space, table, target_id, where)
+    if ctx.intent.cloud.attachment_tier(target_id, *_vpns_on(ctx, table.target, target_id)) == Tier.OOB:
+        return None  # a peering or VPN gateway declared OOB (or whose VPN is): the OOB network's own way
     if default:
         return RouteVerdict(f"{where}: not a declared OOB gateway (intent.tiers.oob.gateways)")
     return RouteVerdict(f"{where}: public space through a gateway that is not declared")
+
+
+def _vpns_on(ctx: CheckContext, target: str, gateway_id: str) -> list[str]:
+    """The VPN connections that end on a VPN gateway (DescribeVpnConnections' VpnGatewayId)."""
+    if not gateway_id.startswith("vgw-"):
+        return []
+    return [
+        g.record.gateway_id
+        for g in ctx.facts.of(AwsGateway)
+        if g.target == target and g.record.gateway_type == "vpn-connection" and g.record.via == gateway_id
+    ]
 
 
 def _eni_addresses(ctx: CheckContext, target: str, eni_id: str) -> list[str]:
