@@ -181,3 +181,48 @@ def test_comments_only_cover_nothing() -> None:
     assert result.facts == []
     assert result.covers == set()
     assert [p.line for p in result.problems] == [None]
+
+
+def test_hsrp_and_vrrp_addresses_are_virtual_gateway_addresses() -> None:
+    cfg = b"""hostname n
+feature hsrp
+feature vrrp
+interface Vlan2010
+  no shutdown
+  vrf member FRONTEND
+  ip address 10.64.0.2/20
+  hsrp version 2
+  hsrp 10
+    preempt
+    ip 10.64.0.1
+    ip 10.64.16.1 secondary
+interface Vlan2020
+  no shutdown
+  ip address 10.65.0.2/20
+  vrrp 20
+    address 10.65.0.1
+interface Vlan2030
+  no shutdown
+  ip address 10.66.0.2/24
+  vrrpv3 30 address-family ipv4
+    address 10.66.0.1 primary
+interface Vlan2040
+  no shutdown
+  ip address 10.67.0.2/24
+  hsrp 40 ipv6
+    ip autoconfig
+interface Vlan2050
+  no shutdown
+  ip address 10.68.0.2/24
+  hsrp 50
+    ip 10.68.0.1
+  vrf member OTHER
+"""
+    result = normalize_running_config(_capture(cfg, {"device": "n"}))
+    virtual = {f.name: f.ipv4_virtual for f in result.facts if isinstance(f, Interface)}
+    assert virtual["Vlan2010"] == ["10.64.0.1/20", "10.64.16.1/32"]  # outside every subnet: a host
+    assert virtual["Vlan2020"] == ["10.65.0.1/20"]
+    assert virtual["Vlan2030"] == ["10.66.0.1/24"]
+    assert virtual["Vlan2040"] == []  # IPv6 autoconfig: no IPv4 address
+    assert virtual["Vlan2050"] == []  # erased with the port's other addresses by the VRF change
+    assert not result.problems

@@ -14,10 +14,14 @@ from the default), as modelled by Batfish's NX-OS `Interface.defaultShutdown` an
   L3 addresses, as NX-OS does (Batfish's nxos_vrf grammar test documents the same).
 - An access port without `switchport access vlan` is in VLAN 1; a trunk's native VLAN defaults to 1
   and, without `switchport trunk allowed vlan`, it carries every VLAN (trunk_allowed_vlans None).
+- HSRP and VRRP group addresses (`hsrp N` / `ip A`, `vrrp N` / `address A`, `vrrpv3 N` / `address A`)
+  are the SVI's virtual gateway addresses (ipv4_virtual), with the length of the subnet that holds
+  them. The anycast gateway (`fabric forwarding mode anycast-gateway`) uses the SVI's own address.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -65,6 +69,7 @@ class IfState:
     ipv4_primary: str | None = None
     ipv4_secondary: list[str] = field(default_factory=list)
     ipv6: list[str] = field(default_factory=list)
+    virtual: list[str] = field(default_factory=list)  # HSRP/VRRP group addresses, as written
     port_channel: str | None = None
     acls: list[tuple[str, Direction]] = field(default_factory=list)
     pfc_mode: str | None = None
@@ -113,7 +118,7 @@ def _apply(s: IfState, node: Node, ctx: Ctx) -> None:
             else w[2]
         )
         if new != s.vrf:  # NX-OS erases the L3 addresses of a port that changes VRF
-            s.ipv4_primary, s.ipv4_secondary, s.ipv6 = None, [], []
+            s.ipv4_primary, s.ipv4_secondary, s.ipv6, s.virtual = None, [], [], []
         s.vrf = new
     elif head == "switchport":
         _apply_switchport(s, node, w, neg, ctx)
@@ -127,6 +132,8 @@ def _apply(s: IfState, node: Node, ctx: Ctx) -> None:
         _apply_speed(s, node, w, ctx)
     elif head == "ip" and len(w) >= 2 and w[1] == "address":
         _apply_ipv4(s, node, w[2:], neg, ctx)
+    elif head in _FHRP and len(w) >= 2 and w[1].isdigit() and not neg:
+        _apply_fhrp(s, node, _FHRP[head])
     elif head == "ipv6" and len(w) >= 3 and w[1] == "address" and not neg:
         if w[2] in ("use-link-local-only", "dhcp", "autoconfig"):
             return
@@ -278,6 +285,38 @@ def _is_switchport(s: IfState, defaults: SwitchDefaults) -> bool:
     return s.switchport_implied or defaults.switchport
 
 
+_FHRP = {"hsrp": "ip", "vrrp": "address", "vrrpv3": "address"}  # group block -> its address line
+
+
+def _apply_fhrp(s: IfState, group: Node, keyword: str) -> None:
+    """`hsrp N` / `ip A [secondary]`, `vrrp N` / `address A [secondary]`, `vrrpv3 N address-family
+    ipv4` / `address A primary|secondary`: the group's virtual gateway addresses (IPv4 only)."""
+    for child in group.children:
+        w = child.words
+        ipv4 = len(w) >= 2 and w[0] == keyword and w[1][:1].isdigit() and ":" not in w[1]
+        if ipv4 and w[1] not in s.virtual:
+            s.virtual.append(w[1])
+
+
+def _virtual(s: IfState, ipv4: list[str]) -> list[str]:
+    """Virtual gateway addresses with the length of the interface subnet that holds them (/32 if none,
+    or when written with a length, as is)."""
+    out: list[str] = []
+    nets = [ipaddress.ip_interface(a).network for a in ipv4]
+    for text in s.virtual:
+        try:
+            if "/" in text:
+                value = str(ipaddress.IPv4Interface(text))
+            else:
+                addr = ipaddress.IPv4Address(text)
+                value = f"{addr}/{next((n.prefixlen for n in nets if addr in n), 32)}"
+        except ValueError:
+            continue
+        if value not in out:
+            out.append(value)
+    return out
+
+
 def _enabled(s: IfState, switchport: bool, defaults: SwitchDefaults) -> bool:
     if s.shutdown is not None:
         return not s.shutdown
@@ -312,6 +351,7 @@ def to_interface(s: IfState, device: str, defaults: SwitchDefaults) -> Interface
         mtu=s.mtu,
         speed_mbps=s.speed_mbps,
         ipv4=[] if switchport else ipv4,
+        ipv4_virtual=[] if switchport else _virtual(s, ipv4),
         ipv6=[] if switchport else list(s.ipv6),
         port_channel=s.port_channel,
     )
