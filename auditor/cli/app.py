@@ -30,6 +30,7 @@ StoreOpt = Annotated[
     str | None,
     typer.Option("--store", help="store URL; default: the config's, $AUDITOR_STORE, or ./auditor.db"),
 ]
+SCOPE_BUSY_EXIT = 75  # EX_TEMPFAIL: another audit of the scope holds it; try again later (or --wait)
 RunOpt = Annotated[int | None, typer.Option("--run", "-r", help="run id (default: the latest run)")]
 
 
@@ -76,10 +77,29 @@ def audit(
             "--signing-key", help="sign the seal with this Ed25519 private key (PEM); overrides signing:"
         ),
     ] = None,
+    resume: Annotated[
+        int | None,
+        typer.Option(
+            "--resume",
+            metavar="RUN",
+            help="finish interrupted run RUN on its own chain (same config and options): finished targets "
+            "are not collected again",
+        ),
+    ] = None,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            "--wait", help="if an audit of the same scope is running, wait for it instead of exiting"
+        ),
+    ] = False,
 ) -> None:
-    """Collect evidence, check it, seal the run (signed when a key is given) and write the reports."""
+    """Collect evidence, check it, seal the run (signed when a key is given) and write the reports.
+
+    One audit per scope runs at a time on a store; a second one exits with code 75 naming the run that
+    holds the scope, or waits for it with --wait."""
     from auditor.cli.render import print_outcome
     from auditor.pipeline.audit import run_audit
+    from auditor.store.scope_lock import ScopeBusy
 
     cfg = load_config(config)
     updates: dict[str, object] = {}
@@ -96,8 +116,28 @@ def audit(
         updates["signing"] = SigningSettings(key_file=signing_key.resolve(), public_key=pin)
     cfg = cfg.model_copy(update=updates) if updates else cfg
     engine = open_store(cfg.store_url())
-    with LiveProgress(enabled=not quiet and console.is_terminal) as progress:
-        outcome = run_audit(cfg, engine=engine, progress=progress, workers=workers or cfg.collection.workers)
+
+    def waiting(holder: str) -> None:
+        console.print(
+            f"waiting: an audit of the same scope is running: {holder}", highlight=False, soft_wrap=True
+        )
+
+    try:
+        with LiveProgress(enabled=not quiet and console.is_terminal) as progress:
+            outcome = run_audit(
+                cfg,
+                engine=engine,
+                progress=progress,
+                workers=workers or cfg.collection.workers,
+                resume=resume,
+                wait=wait,
+                on_wait=waiting,
+            )
+    except ScopeBusy as exc:
+        console.print(f"[bold red]busy:[/] {exc}", highlight=False, soft_wrap=True)
+        raise typer.Exit(SCOPE_BUSY_EXIT) from None
+    if resume is not None:
+        console.print(f"run {resume} resumed and finished on its own chain", highlight=False)
     print_outcome(engine, outcome)
     raise typer.Exit(outcome.exit_code)
 

@@ -62,32 +62,75 @@ def checks_list(
 
 
 @runs_app.command("list")
-def runs_list(config: ConfigOpt = None, store: StoreOpt = None, limit: int = 20) -> None:
-    """The latest runs with their status, chain head and who signed the seal ("unsigned" if nobody)."""
+def runs_list(
+    config: ConfigOpt = None,
+    store: StoreOpt = None,
+    limit: int = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON array, for scripts")] = False,
+) -> None:
+    """The latest runs with their status, chain head and who signed the seal ("unsigned" if nobody). A run
+    whose process died is shown as interrupted, with the counts of what it stored."""
+    from auditor.cli.runstate import run_states, unsealed_note
     from auditor.evidence.signing import short
     from auditor.store.reader import list_runs, seal_signers
 
     engine = store_engine(config, store)
+    runs = list_runs(engine, limit)
+    states = run_states(engine, runs)
+    signers = seal_signers(engine, [r.id for r in runs])
+    if as_json:
+        print(json.dumps([{**s.json(), "signer": signers.get(s.row.id)} for s in states]))
+        return
     table = Table(title="Runs")
     for col in ("id", "status", "started (UTC)", "captures", "facts", "findings", "chain head", "seal"):
         table.add_column(col)
-    runs = list_runs(engine, limit)
-    signers = seal_signers(engine, [r.id for r in runs])
-    for r in runs:
+    notes = []
+    for s in states:
+        r = s.row
         seal = "-" if r.sealed_at is None else "no seal record" if r.id not in signers else "unsigned"
         if signers.get(r.id):
             seal = f"signed {short(signers[r.id] or '')}"
         table.add_row(
             str(r.id),
-            r.status,
+            s.status,
             r.started_at.strftime("%Y-%m-%d %H:%M:%S"),
-            str(r.capture_count),
-            str(r.fact_count),
-            str(r.finding_count),
+            str(s.captures),
+            str(s.facts),
+            str(s.findings),
             (r.chain_head or "-")[:16],
             seal,
         )
+        note = unsealed_note(s)
+        if note:
+            notes.append(note)
     out.print(table)
+    for note in notes:
+        out.print(note, highlight=False, soft_wrap=True)
+
+
+@runs_app.command("show")
+def runs_show(
+    run: RunOpt = None,
+    config: ConfigOpt = None,
+    store: StoreOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object, for scripts")] = False,
+) -> None:
+    """One run: its status as shown (a dead writer's run is interrupted), counts of what is stored, who
+    writes or wrote it (host, pid, last heartbeat) and how often it was resumed."""
+    from auditor.cli.runstate import run_state, unsealed_note
+
+    engine = store_engine(config, store)
+    state = run_state(engine, resolve_run(engine, run))
+    data = state.json()
+    if as_json:
+        print(json.dumps(data))
+        return
+    for key, value in data.items():
+        if value is not None:
+            out.print(f"{key}: {value}", highlight=False, soft_wrap=True)
+    note = unsealed_note(state)
+    if note:
+        out.print(note, highlight=False, soft_wrap=True)
 
 
 @app.command()

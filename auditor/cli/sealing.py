@@ -42,9 +42,14 @@ def pin_for(config: Path | None, pubkey: str | None) -> bytes | None:
 
 
 def verify_or_refuse(engine: Engine, run_id: int, pin: bytes | None, doing: str) -> VerifyResult:
-    """Verify first; a run whose evidence, config or waivers do not match the seal is refused."""
+    """Verify first; a run whose evidence, config or waivers do not match the seal is refused, and so is a
+    run that is not sealed (still running, or interrupted: said so, with what it stored)."""
+    from auditor.cli.runstate import run_state, unsealed_note
     from auditor.evidence.verify import verify_run
 
+    note = unsealed_note(run_state(engine, run_id))
+    if note:
+        raise UnverifiedRun(f"{note}; {doing} refused until it is sealed")
     result = verify_run(engine, run_id, pin)
     if not result.ok:
         first = result.mismatches[0]
@@ -70,11 +75,16 @@ def describe(m: Mismatch) -> str:
 def verify(
     run: RunOpt = None, config: ConfigOpt = None, store: StoreOpt = None, pubkey: PubkeyOpt = None
 ) -> None:
-    """Recompute every capture hash, the chain, the seal document and its signature; name every change."""
+    """Recompute every capture hash, the chain, the seal document and its signature; name every change.
+    A run that is not sealed does not verify; verify says whether it is running or interrupted."""
+    from auditor.cli.runstate import run_state, unsealed_note
     from auditor.evidence.verify import verify_run
 
     engine = store_engine(config, store)
     run_id = resolve_run(engine, run)
+    note = unsealed_note(run_state(engine, run_id))
+    if note:
+        out.print(f"[bold red]run {run_id} is not sealed[/]: {escape(note)}", highlight=False, soft_wrap=True)
     result = verify_run(engine, run_id, pin_for(config, pubkey))
     if result.ok:
         out.print(
@@ -85,6 +95,8 @@ def verify(
         )
         return
     for m in result.mismatches:
+        if note and m.what == "chain head" and "never sealed" in m.detail:
+            continue  # said above, better
         out.print(
             f"[bold red]run {run_id} FAILED verification[/]: {escape(describe(m))}",
             highlight=False,
@@ -105,12 +117,16 @@ def report(
 ) -> None:
     """Render a stored run's reports. They say VERIFIED only when `verify` passes (against the pinned
     key, when one is given); otherwise they are still written, marked NOT VERIFIED, and the exit code is 1."""
+    from auditor.cli.runstate import run_state, unsealed_note
     from auditor.evidence.verify import verify_run
     from reports.render import render_reports
 
     engine = store_engine(config, store)
     run_id = resolve_run(engine, run)
     pin = pin_for(config, pubkey)
+    note = unsealed_note(run_state(engine, run_id))
+    if note:
+        out.print(f"[bold red]run {run_id} is not sealed[/]: {escape(note)}", highlight=False, soft_wrap=True)
     result = verify_run(engine, run_id, pin)
     try:
         paths = render_reports(engine, run_id, report_format, output, pin, result)
