@@ -11,7 +11,11 @@ return-traffic rule (`intent.cloud.nacl_return_traffic`, tcp 1024-65535 from any
 here: the stateful security groups behind it decide, so a path through it is a real one (a group open on
 8443 to the internet is reachable through that rule).
 An attachment declared to tier 1 or 3 in `intent.cloud.attachments` (a TGW attachment, a VPN connection
-or gateway, a peering) leads to that tier whatever the route's prefix: a route to it reaches the tier.
+or gateway, a peering) leads to that tier whatever the route's prefix: a route to it reaches the tier,
+when what lies behind it is not in the evidence (a VPN, Direct Connect, another account's VPC). A VPC
+attachment or peering whose VPC's subnets are in the evidence is walked into instead, like any other:
+its subnets are of the declared tier (unless their tags say otherwise) and their NACLs and security groups
+decide whether the route is a path.
 A transit gateway route table whose routes are not in the evidence leaves the walk there, like a
 missing table. Prefix-list routes and gateway endpoints are not modelled.
 """
@@ -118,6 +122,19 @@ class AwsNetwork:
         for a in facts.tgw_attachments:
             self.attachments[a.record.transit_gateway_id].append(a)
         self.tgw_tables = {t.record.route_table_id: t for t in facts.tgw_route_tables}
+        # a VPC whose TGW attachment (or the VPC itself) is declared to a tier belongs to it
+        cloud = ctx.intent.cloud
+        self.declared_vpcs: dict[str, Tier] = {}
+        for a in facts.tgw_attachments:
+            vpc_id = a.record.resource_id
+            if a.record.resource_type == "vpc" and vpc_id:
+                tier = cloud.attachment_tier(a.record.attachment_id, vpc_id)
+                if tier is not None:
+                    self.declared_vpcs.setdefault(vpc_id, tier)
+        for vpc_id in self.vpcs:
+            declared_tier = cloud.attachment_tier(vpc_id)
+            if declared_tier is not None:
+                self.declared_vpcs.setdefault(vpc_id, declared_tier)
         for sid, s in self.subnets.items():
             tier = self._tier(s)
             evidence = tuple(x for x in (s, self.tables.get(sid), self.nacls.get(sid)) if x is not None)
@@ -154,6 +171,8 @@ class AwsNetwork:
                 and (_matches(vtags, ti.aws.vpc_tags) or _matches(s.record.tags, ti.aws.subnet_tags))
             ):
                 return tier
+        if s.record.vpc_id in self.declared_vpcs:
+            return self.declared_vpcs[s.record.vpc_id]
         return self.ctx.tier_of_addresses(self.addresses[s.record.subnet_id])
 
     # --- filters ------------------------------------------------------------------------------------
@@ -318,7 +337,9 @@ class AwsNetwork:
         hops: list[Hop],
     ) -> None:
         vpc = self.subnets[sid].record.vpc_id
-        if self._declared(origin, part, target_id, conns, hops, *self.vpn_of_gateway.get(target_id, [])):
+        if not self._peer_in_evidence(target_id, vpc) and self._declared(
+            origin, part, target_id, conns, hops, *self.vpn_of_gateway.get(target_id, [])
+        ):
             return
         if target_type == "local" or target_id == "local":
             self._land(
@@ -347,6 +368,12 @@ class AwsNetwork:
             return  # the internet is not a pivot for frontend sources (its own finding covers it)
         elif target_type in _EXITS or target_id.startswith("vgw-"):
             self.ctx.exit(origin, src, part, prefix, conns, hops, f"{target_type} {target_id}")
+
+    def _peer_in_evidence(self, target_id: str, vpc: str) -> bool:
+        """A peering whose other VPC's subnets are in the evidence: the walk lands there (their filters
+        decide) rather than taking the peering's declared tier as reached."""
+        pcx = self.gateways.get(target_id) if target_id.startswith("pcx-") else None
+        return pcx is not None and any(v != vpc and self.by_vpc.get(v) for v in pcx.record.vpc_ids)
 
     def _declared(
         self, origin: str, part: IPSet, target: str, conns: ConnSet, hops: list[Hop], *more: str
@@ -452,13 +479,16 @@ class AwsNetwork:
                     f"{table.record.route_table_id}: {route.destination} -> {att_id} ({route.type})", (table,)
                 )
                 resource = att.record.resource_id if att is not None else None
-                if self._declared(origin, piece, att_id, conns, [*via, hop], *[r for r in (resource,) if r]):
-                    continue
-                if (
+                landing = (
                     att is not None
                     and att.record.resource_type == "vpc"
                     and att.record.resource_id in self.by_vpc
+                )
+                if not landing and self._declared(
+                    origin, piece, att_id, conns, [*via, hop], *[r for r in (resource,) if r]
                 ):
+                    continue
+                if att is not None and landing:
                     self._land(
                         origin,
                         src,

@@ -205,3 +205,44 @@ def test_a_vpn_on_the_transit_gateway_is_reached_only_by_the_tgw_routes_to_it() 
         ],
     }
     assert _reach(declared, *BASE, *EGRESS_VPC, DEFAULT_TO_TGW, leak)[f"{A}/subnet-fe -> oob"] is True
+
+
+def _oob_vpc(ingress_from: str) -> list[dict[str, Any]]:
+    """An OOB VPC in the evidence, attached to the TGW (the attachment declared OOB), not tagged."""
+    return [
+        {"kind": "aws_vpc", "vpc_id": "vpc-oob", "cidrs": ["172.17.0.0/16"]},
+        {"kind": "aws_subnet", "subnet_id": "subnet-oob", "vpc_id": "vpc-oob", "cidr": "172.17.1.0/24"},
+        {
+            "kind": "aws_security_group",
+            "group_id": "sg-oob",
+            "name": "ssh-proxy",
+            "vpc_id": "vpc-oob",
+            "ingress": [{"protocol": "tcp", "from_port": 22, "to_port": 22, "cidrs": [ingress_from]}],
+        },
+        {
+            "kind": "aws_tgw_attachment",
+            "attachment_id": "tgw-attach-oob",
+            "transit_gateway_id": "tgw-1",
+            "resource_type": "vpc",
+            "resource_id": "vpc-oob",
+            "state": "available",
+            "route_table_id": "tgw-rtb-oob",
+        },
+    ]
+
+
+def test_a_declared_vpc_attachment_in_the_evidence_is_walked_into_its_filters_decide() -> None:
+    declared = {"attachments": [{"id": "tgw-attach-oob", "tier": "oob"}]}
+    to_oob_vpc = {
+        **TGW_DEFAULT_TO_VPN,
+        "routes": [{"destination": "172.17.0.0/16", "attachment_ids": ["tgw-attach-oob"]}],
+    }
+    # decoy: the frontend's TGW table routes the OOB VPC, but its security group admits the jump host only
+    reach = _reach(declared, *BASE, *_oob_vpc("10.250.200.10/32"), DEFAULT_TO_TGW, to_oob_vpc)
+    assert reach[f"{A}/subnet-fe -> oob"] is False
+    # violation: the group also admits the frontend; the OOB VPC is OOB by its declared attachment alone
+    reach = _reach(declared, *BASE, *_oob_vpc("10.20.0.0/16"), DEFAULT_TO_TGW, to_oob_vpc)
+    assert reach[f"{A}/subnet-fe -> oob"] is True
+    # without the VPC in the evidence, the declared attachment is taken as reaching OOB (nothing to walk)
+    reach = _reach(declared, *BASE, DEFAULT_TO_TGW, to_oob_vpc)
+    assert reach[f"{A}/subnet-fe -> oob"] is True
