@@ -382,3 +382,29 @@ def test_peer_group_remote_as_and_static_route_into_another_vrf() -> None:
     assert {n.peer: n.remote_as for n in _of(result, BgpNeighbor)} == {"swp29": "external", "swp30": "65100"}
     vrfs = {v.name: v for v in _of(result, Vrf)}
     assert vrfs["RDMA-A"].leaks == ["vrf RDMA-A router static 10.130.0.0/16 via 10.130.3.1 vrf STORAGE-A"]
+
+
+def test_untyped_interfaces_by_name_state_as_value_and_default_trust() -> None:
+    """A hand-written file without `type` keeps its switch ports (else they would silently leave the port
+    checks); `state: down` as a plain value shuts the port; with PFC but no mapping, trust is 802.1p."""
+    tree = {
+        "interface": {
+            "swp1s2": {"link": {"speed": "100G"}},
+            "swp2": {"link": {"state": "down"}},
+            "bond7": {"bond": {"member": {"swp2": {}}}},
+            "vlan3001": {"ip": {"address": {"10.128.3.1/24": {}}, "vrf": "RDMA-A"}},
+            "eth0": {"ip": {"vrf": "mgmt"}},
+        },
+        "qos": {"pfc": {"default-global": {"switch-priority": {"3": {}}}}},
+    }
+    result = _run(tree)
+    i = {x.name: (x.type, x.enabled) for x in _of(result, Interface)}
+    assert i == {
+        "swp1s2": ("ethernet", True),
+        "swp2": ("ethernet", False),
+        "bond7": ("port-channel", True),
+        "vlan3001": ("vlan", True),
+        "eth0": ("management", True),
+    }
+    trust = {q.interface: (q.pfc_no_drop_priorities, q.trust) for q in _of(result, QosInterface)}
+    assert trust == {"swp1s2": ([3], "cos"), "swp2": ([3], "cos")}

@@ -18,7 +18,8 @@ The tree (NVIDIA's NVUE reference; keys are the `nv set` path words):
 - system/hostname; system/ssh-server/vrf/{VRF: {}}; service/snmp-server/{enable, listening-address/
   {ADDRESS: {vrf}}} (localhost and loopback addresses answer nobody else and are left out).
   Without ssh-server vrf, SSH follows eth0's VRF (mgmt by default).
-Defaults: a configured interface's link state is up; speed "auto" says nothing.
+Defaults: a configured interface's link state is up (`state: down` as a key or a value); speed "auto"
+says nothing; an interface without `type` is typed by its name (swpN, bondN, vlanN, lo, eth0).
 """
 
 from __future__ import annotations
@@ -65,6 +66,21 @@ def _speed(value: Any) -> int | None:
         return None
     scale = {"m": 1, "g": 1000, "t": 1_000_000}[m.group(2).lower()]
     return int(float(m.group(1)) * scale)
+
+
+_NAMED = (
+    (re.compile(r"^swp\d+(s\d+)?$"), "swp"),
+    (re.compile(r"^swp\d+(s\d+)?\.\d+$"), "sub"),
+    (re.compile(r"^bond\d*|^peerlink$"), "bond"),
+    (re.compile(r"^vlan\d+$"), "svi"),
+    (re.compile(r"^lo$"), "loopback"),
+    (re.compile(r"^eth\d+$"), "eth"),
+)
+
+
+def _type_by_name(name: str) -> str:
+    """NVUE writes `type` on every interface it creates; a file without it is read by the name's form."""
+    return next((kind for pattern, kind in _NAMED if pattern.match(name)), "")
 
 
 def broken_out(link: Tree) -> bool:
@@ -114,12 +130,13 @@ def read_interfaces(ctx: Context, tree: Tree) -> tuple[list[Interface], list[Acl
                 own = [v for v in (as_int(k) for k in d(port.get("vlan"))) if v is not None]
                 mode, allowed = "trunk", vlan_ranges(own or vlans)
                 native = as_int(port.get("untagged")) or untagged
-        state = d(link.get("state"))
+        raw_state = link.get("state")
+        state = d(raw_state) if isinstance(raw_state, dict) else {str(raw_state): {}} if raw_state else {}
         interfaces.append(
             Interface(
                 device=ctx.device,
                 name=name,
-                type=_TYPES.get(str(body.get("type", "")), "other"),
+                type=_TYPES.get(str(body.get("type") or _type_by_name(name)), "other"),
                 description=str(body["description"]) if body.get("description") else None,
                 vrf=str(ip.get("vrf") or "default"),
                 enabled="down" not in state,

@@ -6,7 +6,8 @@ Where each setting comes from, for a port (first that applies):
 2. the global profile `default-global` of the same branch, which every port without its own uses;
 3. RoCE (`qos roce enable on`, mode lossless by default): NVIDIA's RoCE defaults, i.e. PFC on switch
    priority 3 (lossless mode only), ECN on traffic class 3 and trust l3 (DSCP);
-4. nothing configured: the setting is not reported (the checks say "not configured").
+4. nothing configured: the setting is not reported (the checks say "not configured"), except trust,
+   which is l2 (802.1p) when the port has other QoS settings (NVUE's default mapping profile).
 Profiles: pfc/P/switch-priority/{N: {}} are the no-drop priorities, PFC is on unless both rx and tx are
 `disable`; congestion-control/P/traffic-class/{N: {ecn: enable|disable, red: ...}} marks ECN on the
 egress queue of traffic class N when ecn is enable (NVUE's default for a configured class); mapping/P/trust
@@ -89,6 +90,10 @@ def _roce(qos: Tree) -> dict[str, _Setting]:
     }
 
 
+def named_mapping(port_qos: Tree) -> bool:
+    return bool(_d(port_qos.get("mapping")).get("profile"))
+
+
 def read_qos(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[QosInterface]:
     qos = _d(tree.get("qos"))
     roce = _roce(qos)
@@ -114,6 +119,8 @@ def read_qos(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[QosI
                 got[branch] = roce.get(branch, _Setting())
         if not any(s != _Setting() for s in got.values()):
             continue
+        if got["mapping"] == _Setting() and not named_mapping(port_qos):
+            got["mapping"] = _Setting(trust=_TRUST["l2"])  # NVUE's default-global trusts 802.1p
         pfc, ecn, mapping = got["pfc"], got["congestion-control"], got["mapping"]
         out.append(
             QosInterface(
