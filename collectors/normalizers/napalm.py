@@ -9,6 +9,8 @@ Two capture shapes (collectors/normalizers/FORMATS.md):
   only part of an Interface (link state, or addresses, never the VRF), and a partial record would read
   as "no address" or "in the default VRF". get_config yields nothing: running configs are read from
   their "<platform>.running-config" captures.
+Interface names are first made canonical for the capture's platform (collectors.parsing.napalm_names),
+so the getters and the running config name each port one way.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from collectors.parsing.napalm_facts import (
     read_vlans,
     read_vrfs,
 )
+from collectors.parsing.napalm_names import canonical_getters, namer_for
 
 INTERFACE_GETTERS = ("get_interfaces", "get_interfaces_ip", "get_network_instances")
 KNOWN_GETTERS = frozenset({*INTERFACE_GETTERS, "get_facts", "get_vlans", "get_lldp_neighbors", "get_config"})
@@ -54,7 +57,8 @@ def normalize_getters(capture: RawCapture) -> NormalizeResult:
         )
         return finish(result, ctx)
     text = decode_text(capture)
-    sources = {str(k): Source(str(k), v, text) for k, v in doc.items()}
+    doc = canonical_getters({str(k): v for k, v in doc.items()}, namer_for(capture))
+    sources = {k: Source(k, v, text) for k, v in doc.items()}
     present = [g for g in INTERFACE_GETTERS if g in sources]
     if present and len(present) < len(INTERFACE_GETTERS):
         missing = ", ".join(g for g in INTERFACE_GETTERS if g not in sources)
@@ -78,6 +82,7 @@ def normalize_getter(capture: RawCapture) -> NormalizeResult:
         return result  # evidence only; the facts come from the platform's running-config capture
     value = load_json(capture, ctx, f"NAPALM {getter} result")
     if value is not None:
+        value = canonical_getters({getter: value}, namer_for(capture))[getter]
         _read(capture, ctx, {getter: Source(getter, value, decode_text(capture))}, result)
     return finish(result, ctx)
 

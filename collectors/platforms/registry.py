@@ -11,6 +11,7 @@ as "module:attribute" strings so that loading the registry imports no parser and
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -80,6 +81,10 @@ class Platform:
     config_formats: frozenset[str] = frozenset()
     # "Kind.field" -> why this OS cannot give it (shown as n/a in the coverage table of FORMATS.md)
     unavailable: Mapping[str, str] = field(default_factory=dict)
+    # "module:function" giving an interface's canonical name (the running config's spelling) from any
+    # spelling a getter or command prints (NAPALM's nxos_ssh says `Management0`/`Port-channel1` where
+    # NX-OS says `mgmt0`/`port-channel1`); None: names are used as given
+    interface_name: str | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -89,9 +94,24 @@ class Platform:
         """Every command the live collector sends this platform, running config first."""
         return ((self.running_config,) if self.running_config else ()) + self.commands
 
+    def interface_namer(self) -> Callable[[str], str]:
+        """The function named by `interface_name` (imported on first use), or the identity."""
+        return _load_namer(self.interface_name) if self.interface_name else _same_name
+
     def command(self, text: str | None) -> Command | None:
         """The declared command sent as `text` (None for an offline file or an undeclared command)."""
         return next((c for c in self.live_commands() if c.command == text), None) if text else None
+
+
+def _same_name(name: str) -> str:
+    return name
+
+
+@functools.cache
+def _load_namer(target: str) -> Callable[[str], str]:
+    module, _, attr = target.partition(":")
+    found: Callable[[str], str] = getattr(importlib.import_module(module), attr)
+    return found
 
 
 def _validate(name: str, entry: object) -> Platform:

@@ -51,4 +51,5 @@ PLATFORM = Platform(
         re.compile(r"^% Permission denied", re.M),
     ),
     config_formats=frozenset({"nxos.running-config"}),
+    interface_name="collectors.platforms.nxos.tree:canon_ifname",
 )

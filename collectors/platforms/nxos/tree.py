@@ -82,6 +82,9 @@ _IF_PREFIXES: tuple[tuple[str, int], ...] = (
     ("Tunnel", 2),
     ("Null", 2),
 )
+# Spellings other tools print for an NX-OS interface: NAPALM's nxos_ssh getters say `Management0` for
+# mgmt0 (napalm-mocked-data nxos_ssh test_get_interfaces, beside `mgmt0` in get_network_instances).
+_IF_ALIASES = {"management": "mgmt"}
 _IF_SPLIT = re.compile(r"^([A-Za-z][A-Za-z\-]*?)\s*(\d[\d/.:]*)$")
 _IF_RANGE = re.compile(r"^(.*?)(\d+)-(\d+)$")
 
@@ -96,6 +99,7 @@ def canon_ifname(raw: str) -> str:
     if not m:
         return raw.strip()
     prefix, rest = m.group(1).lower(), m.group(2)
+    prefix = _IF_ALIASES.get(prefix, prefix)
     for canon, min_len in _IF_PREFIXES:
         if len(prefix) >= min_len and canon.lower().startswith(prefix):
             return canon + rest
