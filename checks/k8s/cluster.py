@@ -46,6 +46,20 @@ def pod_workload(rec: K8sPod, ref: object = None) -> Workload:
     )
 
 
+def pod_space(ranges: Sequence[IPSet], pods: Sequence[StoredFact[K8sPod]]) -> IPSet:
+    """Where a pod that may be scheduled gets its address: the ranges holding the evidence's pods
+    (running or pending, not host-network), or every range when none does."""
+    seen = IPSet()
+    for pod in pods:
+        if pod.record.phase not in ("Succeeded", "Failed") and not pod.record.host_network:
+            seen = seen.union(IPSet.parse(*pod.record.ips, *([pod.record.ip] if pod.record.ip else [])))
+    holding = [r for r in ranges if r.overlaps(seen)]
+    out = IPSet()
+    for r in holding or ranges:
+        out = out.union(r)
+    return out
+
+
 @dataclass
 class ClusterModel:
     name: str
@@ -54,6 +68,7 @@ class ClusterModel:
     engine: PolicyEngine
     pods: dict[str, list[StoredFact[K8sPod]]] | None  # None: pods are not in the evidence
     services: list[StoredFact[K8sService]] = field(default_factory=list)
+    pod_space: IPSet = field(default_factory=IPSet)  # where pods that may be scheduled get addresses
     _memo: dict[tuple[str, str], list[object]] = field(default_factory=dict, repr=False)
 
     def cached(self, key: tuple[str, str], build: Callable[[], list[T]]) -> list[T]:
@@ -69,7 +84,10 @@ class ClusterModel:
         policies: Sequence[StoredFact[K8sNetworkPolicy]],
         pods: Sequence[StoredFact[K8sPod]] | None = None,
         services: Sequence[StoredFact[K8sService]] = (),
+        pod_ranges: Sequence[IPSet] = (),
     ) -> ClusterModel:
+        """`pod_ranges`: where the cluster's pods may have addresses (the frontend tier's CIDRs); the
+        ranges holding a pod of the evidence, when there are such pods, else all of them."""
         labels = {n.record.name: dict(n.record.labels) for n in namespaces}
         for n, ns_labels in labels.items():
             ns_labels.setdefault(NAMESPACE_NAME_LABEL, n)
@@ -79,7 +97,8 @@ class ClusterModel:
             by_ns = defaultdict(list)
             for pod in pods:
                 by_ns[pod.record.namespace].append(pod)
-        return cls(name, labels, compiled, PolicyEngine(labels, compiled), by_ns, list(services))
+        space = pod_space(pod_ranges, pods or ())
+        return cls(name, labels, compiled, PolicyEngine(labels, compiled), by_ns, list(services), space)
 
     def _actual(self, namespace: str) -> list[Subject]:
         """One workload per pod class of the namespace (running or pending pods)."""
@@ -94,13 +113,13 @@ class ClusterModel:
     def _representatives(self, namespace: str) -> list[Subject]:
         """Pods that may be scheduled: one without labels, one per selector of a policy that may apply."""
         out: dict[object, Subject] = {}
-        base = Workload(namespace, "any-pod", "Pod")
+        base = from_witness(namespace, (), self.pod_space)
         out[base.class_key()] = (base, "a pod with no labels", ())
         for policy in self.compiled.all():
             if policy.namespace not in (None, namespace):
                 continue
             for labels in policy.witnesses:
-                w = from_witness(namespace, labels)
+                w = from_witness(namespace, labels, self.pod_space)
                 out.setdefault(w.class_key(), (w, f"a pod with {describe_witness(labels)}", ()))
         return list(out.values())
 
@@ -109,7 +128,7 @@ class ClusterModel:
         out: dict[object, Workload] = {}
         by_ns = self._witnesses()
         for labels in [*by_ns.get(None, ()), *by_ns.get(namespace, ())]:
-            w = from_witness(namespace, labels)
+            w = from_witness(namespace, labels, self.pod_space)
             out.setdefault(w.class_key(), w)
         return list(out.values())
 

@@ -112,7 +112,7 @@ class Peer:
         )
 
     def _matches_pod(self, pod: Workload, ns_labels: NsLabels) -> bool:
-        if self.not_block and pod.ips and pod.ips.overlaps(self.not_block):
+        if self.not_block and pod.excluded_by(self.not_block):
             return False
         if self.kind == PeerKind.ANY:
             return self.pods is None or self.pods(pod, ns_labels)
@@ -121,7 +121,7 @@ class Peer:
         if self.kind == PeerKind.ADDRESSES and self.selects_pods:
             if self.pods is not None:  # Calico: the entity's criteria decide, addresses included
                 return self.pods(pod, ns_labels)
-            return bool(pod.ips) and pod.ips.issubset(self.block)
+            return pod.inside(self.block)
         return False
 
     def _matches_block(self, block: IPSet) -> bool:

@@ -131,11 +131,11 @@ class _Entity:
                 return False
             if self.sa_sel is not None and not cs.evaluate(self.sa_sel, {CALICO_NAME: pod.service_account}):
                 return False
-        if self.nets is not None and not (pod.ips and pod.ips.issubset(self.nets)):
+        if self.nets is not None and not pod.inside(self.nets):
             return False
         if self.not_sel is not None and cs.evaluate(self.not_sel, view):
             return False
-        return not (self.not_nets and pod.ips and pod.ips.overlaps(self.not_nets))
+        return not pod.excluded_by(self.not_nets)
 
     def in_namespace(self, name: str, labels: Mapping[str, str]) -> bool:
         if self.ns_sel is not None:

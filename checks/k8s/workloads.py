@@ -40,6 +40,20 @@ class Workload:
     ips: IPSet = NO_ADDRESSES  # pod IPs when known: address rules (Calico nets, ANP networks) match them
     service_account: str = DEFAULT_SERVICE_ACCOUNT
     ref: object = field(default=None, compare=False, hash=False)  # the fact(s) it came from
+    # True: `ips` is the space the pod's one address lies somewhere in (a pod that may be scheduled),
+    # not its addresses: an address rule matches it only when it holds that whole space
+    somewhere: bool = False
+
+    def inside(self, block: IPSet) -> bool:
+        """Is the pod's address surely in `block` (Calico nets, ANP networks select it)?"""
+        return bool(self.ips) and self.ips.issubset(block)
+
+    def excluded_by(self, block: IPSet) -> bool:
+        """Does `block` surely hold one of the pod's addresses (Calico notNets leave it out)? A pod
+        somewhere in a space is left out only when the block holds the whole space."""
+        if not self.ips or not block:
+            return False
+        return self.ips.issubset(block) if self.somewhere else self.ips.overlaps(block)
 
     @property
     def label_map(self) -> dict[str, str]:
@@ -51,7 +65,7 @@ class Workload:
 
     def class_key(self) -> tuple[object, ...]:
         """Workloads with the same key get the same verdicts: policies see only these."""
-        return (self.namespace, self.labels, self.ports, self.ips, self.service_account)
+        return (self.namespace, self.labels, self.ports, self.ips, self.service_account, self.somewhere)
 
     def resolve(self, port_name: str) -> NamedPort | None:
         return next((p for p in self.ports if p.name == port_name), None)
@@ -70,11 +84,12 @@ def with_service_account(witness: Labels | None, account: str | None) -> Labels 
     )
 
 
-def from_witness(namespace: str, witness: Labels, name: str = "any-pod") -> Workload:
-    """The minimal pod of a namespace a selector picks: the witness's labels and service account."""
+def from_witness(namespace: str, witness: Labels, space: IPSet = NO_ADDRESSES) -> Workload:
+    """The minimal pod of a namespace a selector picks: the witness's labels and service account, its
+    address somewhere in `space` (the cluster's pod addresses as far as they are known)."""
     labels = tuple((k, v) for k, v in witness if k != SERVICE_ACCOUNT_KEY)
     account = next((v for k, v in witness if k == SERVICE_ACCOUNT_KEY), DEFAULT_SERVICE_ACCOUNT)
-    return Workload(namespace, name, "Pod", labels, service_account=account)
+    return Workload(namespace, "any-pod", "Pod", labels, (), space, account, somewhere=bool(space))
 
 
 def describe_witness(witness: Labels) -> str:

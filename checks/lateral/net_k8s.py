@@ -43,11 +43,12 @@ class KubernetesNetwork:
     def __init__(self, ctx: ModelContext, cluster: ClusterFacts) -> None:
         self.ctx = ctx
         self.cluster = cluster
+        frontend = ctx.intent.tiers.frontend
+        ranges = [IPSet.parse(c) for c in frontend.cidrs] if frontend is not None else []
         self.model = ClusterModel.build(
-            cluster.cluster, cluster.namespaces, cluster.policies, cluster.pods, cluster.services
+            cluster.cluster, cluster.namespaces, cluster.policies, cluster.pods, cluster.services, ranges
         )
         self.zones: dict[str, StoredFact[K8sNamespace]] = {}
-        frontend = ctx.intent.tiers.frontend
         selector = frontend.namespaces if frontend is not None else None
         for ns in cluster.namespaces:
             if selector is not None and selector.selects(ns.record.name, dict(ns.record.labels)):

@@ -14,6 +14,7 @@ from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, Finding
 from checks.k8s.cluster import ClusterModel
 from checks.k8s.ir import Policy
+from checks.lateral.addresses import IPSet
 
 NEEDS = frozenset({FactKind.K8S_NAMESPACE, FactKind.K8S_NETWORK_POLICY})
 
@@ -74,6 +75,7 @@ def tenant_clusters(check: Check, ctx: CheckContext) -> tuple[list[Cluster], lis
         pods.get(pod.target, []).append(pod)
     for svc in ctx.facts.of(K8sService):
         services.get(svc.target, []).append(svc)
+    ranges = [IPSet.parse(c) for c in frontend.cidrs]  # tenant pods have frontend addresses
     out: list[Cluster] = []
     for name in sorted(names):
         tenants = [ns for ns in namespaces[name] if selector.selects(ns.record.name, ns.record.labels)]
@@ -88,7 +90,7 @@ def tenant_clusters(check: Check, ctx: CheckContext) -> tuple[list[Cluster], lis
         model = ctx.derived(  # one model per cluster, shared by every check that asks
             f"k8s-cluster-model:{name}",
             lambda n=name, c=covered: ClusterModel.build(  # type: ignore[misc]
-                n, namespaces[n], policies[n], pods[n] if c else None, services[n]
+                n, namespaces[n], policies[n], pods[n] if c else None, services[n], ranges
             ),
         )
         out.append(Cluster(name, selector, model, namespaces[name], tenants))
