@@ -144,6 +144,8 @@ class AwsFlowLogConfig(_AwsFact):
     log_group: str | None = None
     log_format: str | None = None
     status: str | None = None
+    delivery: str | None = None  # DeliverLogsStatus: SUCCESS or FAILED (None: not reported)
+    delivery_error: str | None = None  # DeliverLogsErrorMessage, e.g. "Access error"
 
     def subject(self) -> str:
         return f"{self.account}/{self.region}/{self.flow_log_id} on {self.resource_id}"

@@ -2,8 +2,9 @@
 
 A VPC passes when an ACTIVE flow log on the VPC itself records ALL traffic, or when ACCEPT and REJECT
 logs together do, or when every one of its subnets (or, with ENI evidence, every ENI) is covered that
-way. Every VPC of every assessed AWS target is in scope: an unlogged VPC is where an intruder would
-stage, whatever tier it was meant for.
+way. A flow log whose DeliverLogsStatus is FAILED (its destination refuses the records) records nothing.
+Every VPC of every assessed AWS target is in scope: an unlogged VPC is where an intruder would stage,
+whatever tier it was meant for.
 """
 
 from __future__ import annotations
@@ -21,11 +22,17 @@ EXPECTED = "an ACTIVE flow log recording ALL traffic on the VPC (or on each of i
 BOTH = frozenset({"ACCEPT", "REJECT"})
 
 
+def _records(c: AwsFlowLogConfig) -> bool:
+    """ACTIVE and not failing to deliver (DeliverLogsStatus FAILED: the destination refuses the records,
+    e.g. a bucket policy or IAM role without the permission, so nothing is logged)."""
+    return (c.status or "").upper() == "ACTIVE" and (c.delivery or "").upper() != "FAILED"
+
+
 def _traffic(configs: Iterable[AwsFlowLogConfig]) -> set[str]:
-    """The traffic the ACTIVE configs record together."""
+    """The traffic the ACTIVE, delivering configs record together."""
     out: set[str] = set()
     for c in configs:
-        if (c.status or "").upper() != "ACTIVE":
+        if not _records(c):
             continue
         kind = (c.traffic_type or "").upper()
         out |= BOTH if kind == "ALL" else {kind}
@@ -73,9 +80,7 @@ class FlowLogsEnabled(Check):
             facts: list[StoredFact[FactRecord]] = [vpc, *own]
             recorded = _traffic(c.record for c in own)
             if recorded >= BOTH:
-                ids = ", ".join(
-                    c.record.flow_log_id for c in own if (c.record.status or "").upper() == "ACTIVE"
-                )
+                ids = ", ".join(c.record.flow_log_id for c in own if _records(c.record))
                 yield self.passed(
                     vpc.record.subject(), EXPECTED, f"VPC flow log(s) {ids}", *facts, target=vpc.target
                 )
@@ -115,6 +120,11 @@ def _why(own: list[StoredFact[AwsFlowLogConfig]]) -> str:
     parts = [
         f"{c.record.flow_log_id}: status {c.record.status or 'unknown'}, "
         f"traffic {c.record.traffic_type or 'unknown'}"
+        + (
+            f", delivery FAILED ({c.record.delivery_error or 'no message'})"
+            if (c.record.delivery or "").upper() == "FAILED"
+            else ""
+        )
         for c in own
     ]
     return "flow log(s) do not record all traffic: " + "; ".join(parts)

@@ -120,4 +120,6 @@ def read_flow_log(item: dict[str, Any], ctx: AwsContext) -> AwsFlowLogConfig:
         log_group=optional(item, "LogGroupName"),
         log_format=optional(item, "LogFormat"),
         status=optional(item, "FlowLogStatus"),
+        delivery=optional(item, "DeliverLogsStatus"),
+        delivery_error=optional(item, "DeliverLogsErrorMessage"),
     )

@@ -491,6 +491,7 @@ def test_handmade_stream_exact() -> None:
             "${protocol} ${packets} ${bytes} ${start} ${end} ${action} ${log-status}"
         ),
         status="ACTIVE",
+        delivery="SUCCESS",
     )
     assert (s3.resource_id, s3.traffic_type, s3.destination_type, s3.destination, s3.log_group) == (
         "subnet-0f000000000000s01",
@@ -500,6 +501,29 @@ def test_handmade_stream_exact() -> None:
         None,
     )
     assert s3.account == "unknown"  # a subnet resource: no VPC owner to fall back on
+
+
+def test_flow_log_delivery_failure_is_read() -> None:
+    """DeliverLogsStatus FAILED with its message (a bucket policy refusing the log delivery service)."""
+    body = {
+        "FlowLogs": [
+            {
+                "CreationTime": "2026-05-14T16:02:44.381000+00:00",
+                "DeliverLogsErrorMessage": "Access error",
+                "DeliverLogsStatus": "FAILED",
+                "FlowLogId": "fl-0c7e9a1b3d5f46802",
+                "FlowLogStatus": "ACTIVE",
+                "ResourceId": "vpc-0e52b8f1a4c6d9370",
+                "TrafficType": "ALL",
+                "LogDestinationType": "s3",
+                "LogDestination": "arn:aws:s3:::pw2-egress-flow-logs",
+                "MaxAggregationInterval": 600,
+            }
+        ]
+    }
+    result = _normalize(json.dumps(body).encode(), origin="describe-flow-logs.json", region="us-west-2")
+    (config,) = _of(result, AwsFlowLogConfig)
+    assert (config.status, config.delivery, config.delivery_error) == ("ACTIVE", "FAILED", "Access error")
 
 
 def test_meta_account_wins_and_list_of_responses() -> None:
