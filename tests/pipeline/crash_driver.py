@@ -4,7 +4,8 @@ that stops once at one stage so a test can kill it there (SIGKILL) or stop it (S
 CRASH_STAGE: collection (the files collector, before a capture of CRASH_TARGET), normalisation (before
 that capture is processed), checks (before the checks run), seal (inside the seal's transaction).
 CRASH_MARK: a file written when the stage is reached. The stall ends on SIGTERM (the CLI's handler then
-interrupts the run as it would a hung device) or after CRASH_STALL_SECONDS.
+interrupts the run as it would a hung device), when the file CRASH_RELEASE appears, or after
+CRASH_STALL_SECONDS.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ MARK = Path(os.environ.get("CRASH_MARK", os.devnull))
 TARGET = os.environ.get("CRASH_TARGET", "lab-cluster")
 NTH = int(os.environ.get("CRASH_NTH", "3"))  # stall before this capture of TARGET (1-based)
 LIMIT = float(os.environ.get("CRASH_STALL_SECONDS", "60"))
+RELEASE = Path(os.environ.get("CRASH_RELEASE", "/nonexistent/release"))  # the stall ends when this exists
 
 released = threading.Event()
 fired = threading.Event()
@@ -35,7 +37,7 @@ def stall() -> None:
     fired.set()
     MARK.write_text(f"{os.getpid()} {STAGE}\n")
     end = time.monotonic() + LIMIT
-    while not released.is_set() and time.monotonic() < end:
+    while not released.is_set() and time.monotonic() < end and not RELEASE.exists():
         time.sleep(0.05)
 
 
@@ -58,7 +60,7 @@ def install() -> None:
     elif STAGE == "normalisation":
         import auditor.pipeline.collect as collect_module
 
-        process = collect_module.process_capture
+        process = collect_module.process_capture  # type: ignore[attr-defined]
         seen = {"n": 0}
 
         def process_stalling(capture: Any, normalizers: Any) -> Any:
@@ -68,15 +70,15 @@ def install() -> None:
                     stall()
             return process(capture, normalizers)
 
-        collect_module.process_capture = process_stalling
+        collect_module.process_capture = process_stalling  # type: ignore[attr-defined]
     elif STAGE == "checks":
         import auditor.pipeline.audit as audit_module
 
-        audit_module.evaluate_run = _before(audit_module.evaluate_run)
+        audit_module.evaluate_run = _before(audit_module.evaluate_run)  # type: ignore[attr-defined]
     elif STAGE == "seal":
         import auditor.store.writer as writer_module
 
-        writer_module.build_document = _before(writer_module.build_document)
+        writer_module.build_document = _before(writer_module.build_document)  # type: ignore[attr-defined]
 
 
 def _before(fn: Callable[..., Any]) -> Callable[..., Any]:

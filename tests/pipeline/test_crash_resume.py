@@ -103,10 +103,13 @@ def stored_counts(engine: Engine, run_id: int) -> tuple[int, int, int]:
 
 
 def start_driver(
-    cfg: Path, tmp_path: Path, stage: str, *extra: str, stall: float = 60
+    cfg: Path, tmp_path: Path, stage: str, *extra: str, stall: float = 60, log: Path | None = None
 ) -> tuple[subprocess.Popen[str], Path]:
+    """The audit in a process of its own, stalling at `stage` until signalled, until the file
+    `tmp_path/release` appears, or for `stall` seconds; its output to a pipe, or to `log`."""
     mark = tmp_path / f"mark-{stage}-{time.monotonic_ns()}"
     env = {
+        "CRASH_RELEASE": str(tmp_path / "release"),
         **os.environ,
         "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p),
         "CRASH_STAGE": stage,
@@ -117,7 +120,7 @@ def start_driver(
         [sys.executable, str(DRIVER), "audit", "-c", str(cfg), "-q", "--workers", "1", *extra],
         cwd=tmp_path,
         env=env,
-        stdout=subprocess.PIPE,
+        stdout=subprocess.PIPE if log is None else log.open("w"),
         stderr=subprocess.STDOUT,
         text=True,
     )
