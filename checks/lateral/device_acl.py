@@ -3,6 +3,8 @@
 Addresses: `any`, `host A`, `A/L`, `A WILDCARD` (a contiguous wildcard; a discontiguous one, or an
 object-group name, is read as `any`: an over-approximation that can only add paths, never hide one).
 Ports: `eq P...`, `neq P`, `gt P`, `lt P`, `range A B`, with the usual service names.
+A TCP entry with `established` matches only packets with ACK or RST set: it neither opens nor stops a
+new connection (the SYN), so it is left out of the boxes (T1-OOB-ACCESS-JUMP-HOSTS-ONLY reads it so too).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from checks.lateral.addresses import IPSet
 from checks.lateral.conns import PORT_MAX, PORT_MIN, ConnSet, protocol_name
 from checks.lateral.filters import Box, Entry
 from checks.lateral.intervals import IntervalSet
+from checks.tier1._acl import established_only
 
 SERVICES = {
     "ftp": 21,
@@ -134,6 +137,8 @@ def entries(
     for entry in acl_entries:
         if entry.action == "remark":
             continue
+        if established_only(entry):
+            continue  # matches packets of open connections only: no new connection, allowed or denied
         box = Box(address(entry.source), address(entry.destination), conns(entry))
         if entry.action == "permit" and entry.source_ports and _is_reply(entry, box, replies):
             continue

@@ -9,7 +9,8 @@ and an implicit deny ends every ACL. To stay on the safe side of a compliance ve
 So a reported admission can be a false alarm on exotic syntax, never a silent pass.
 A TCP entry with `established` (EOS, IOS, NX-OS: ACK or RST set) matches only packets of connections
 already open, never the SYN that opens one: it admits the replies to connections made from inside, not
-a new session, so it admits no TCP service. Source ports are not read (a client chooses its own).
+a new session, so it admits no TCP service; as a deny it stops no new session either. Source ports
+are not read (a client chooses its own).
 """
 
 from __future__ import annotations
@@ -183,10 +184,10 @@ def admissions(acl: Acl, service: Service, destinations: Sequence[Network] | Non
             continue
         if not protocol_match(entry.protocol, service):
             continue
+        if service.protocol == "tcp" and established_only(entry):
+            continue  # matches no new session: neither admits one nor denies one
         if entry.action == "deny":
             denies.append(entry)
-            continue
-        if service.protocol == "tcp" and established_only(entry):
             continue
         if not ports_match(entry.destination_ports, service.port, sure=False):
             continue

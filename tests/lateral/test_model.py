@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from auditor.config.models import Intent
 from auditor.enums import Tier
@@ -307,3 +307,26 @@ def test_tier_sources_are_not_their_own_findings() -> None:
     )
     assert _reach(facts, {"oob-sw1"}) == {}
     assert Tier.OOB.value == "oob"
+
+
+def test_established_entries_neither_open_nor_stop_a_new_connection() -> None:
+    def entry(seq: int, action: Literal["permit", "deny"], text: str, ports: str | None = None) -> AclEntry:
+        return AclEntry(
+            sequence=seq,
+            action=action,
+            protocol="tcp",
+            source="any",
+            destination="10.250.10.0/24",
+            destination_ports=ports,
+            text=text,
+        )
+
+    acl = [
+        entry(10, "permit", "10 permit tcp any 10.250.10.0/24 established"),
+        entry(20, "deny", "20 deny tcp any 10.250.10.0/24 established"),
+        entry(30, "permit", "30 permit tcp any 10.250.10.0/24 eq ssh", "eq ssh"),
+    ]
+    boxes = device_acl.entries(acl, "BMC-IN", None)
+    assert [e.label for e in boxes] == ["BMC-IN: 30 permit tcp any 10.250.10.0/24 eq ssh"]
+    query = Box(IPSet.parse("10.20.0.0/16"), IPSet.parse("10.250.10.0/24"), ConnSet.ports("TCP", 443, 443))
+    assert first_match(query, boxes).allowed == []  # HTTPS: only `established` lines ever named it
