@@ -119,6 +119,8 @@ class NaclEntry(_Part):
     ipv6_cidr: str | None = None
     port_from: int | None = None
     port_to: int | None = None
+    icmp_type: int | None = None  # IcmpTypeCode of an ICMP/ICMPv6 entry (-1: every type/code)
+    icmp_code: int | None = None
 
 
 class AwsNetworkAcl(_AwsFact):

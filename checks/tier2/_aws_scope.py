@@ -123,3 +123,17 @@ PROTOCOL_NAMES = {"-1": "all", "6": "tcp", "17": "udp", "1": "icmp", "58": "icmp
 
 def protocol_name(protocol: str) -> str:
     return PROTOCOL_NAMES.get(protocol, protocol.lower())
+
+
+def path_mtu_discovery(protocol: str, icmp_type: int | None) -> bool:
+    """An ICMP error message that path MTU discovery needs from anywhere, which AWS documents as a rule for
+    security groups and NACLs in front of load balancers: "destination unreachable" (ICMP type 3, code 4
+    "fragmentation needed" among them) and ICMPv6 "destination unreachable" / "packet too big" (types 1, 2).
+    An error message opens no connection, so admitting it from the internet is no opening. A rule for
+    every ICMP type (-1, or no type) is not one of these."""
+    proto = protocol_name(protocol)
+    if proto == "icmp":
+        return icmp_type == 3
+    if proto == "icmpv6":
+        return icmp_type in (1, 2)
+    return False

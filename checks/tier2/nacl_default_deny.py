@@ -8,6 +8,7 @@ each protocol's port range in order. From the internet only TCP/UDP on `frontend
 may be allowed, plus return traffic: an allow on ports lo-65535 with lo >= 1024 (TCP by default; see
 `intent.cloud.nacl_return_traffic`) is the rule a stateless NACL needs for the replies to the subnet's own
 connections (AWS's documented NACL design), not an opening; a narrower high port (8080, 8000-8999) is.
+Nor is an allow of the ICMP errors path MTU discovery needs (ICMP type 3, ICMPv6 types 1 and 2).
 To the internet, every TCP or every UDP port (or all protocols) is "allow-all egress". A subnet with no
 explicit association uses its VPC's default NACL.
 """
@@ -23,7 +24,7 @@ from auditor.facts import AwsNetworkAcl, NaclEntry
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, network
-from checks.tier2._aws_scope import BASE_NEEDS, Internet, internet, serving_scopes
+from checks.tier2._aws_scope import BASE_NEEDS, Internet, internet, path_mtu_discovery, serving_scopes
 
 NEEDS = frozenset({FactKind.AWS_NETWORK_ACL})
 PROTOS = ("tcp", "udp", "icmp", "other")
@@ -61,7 +62,8 @@ def world_allowed(
 ) -> dict[str, list[Span]]:
     """Per protocol, the destination port spans that sources in `probe` (default: the whole internet of
     the family) may send: the entries whose CIDR holds all of `probe` decide, first match by rule
-    number (icmp/other: (0, 65535)). Spans allowed by a return-traffic rule (`returns`) are left out."""
+    number (icmp/other: (0, 65535)). Spans allowed by a return-traffic rule (`returns`) are left out, and
+    so is a path-MTU-discovery ICMP allow (only when `returns` is given: the inbound judgement)."""
     whole = ipaddress.ip_network("0.0.0.0/0" if family == 4 else "::/0")
     probe = probe or whole
     decided: dict[str, list[Span]] = {p: [] for p in PROTOS}
@@ -71,7 +73,10 @@ def world_allowed(
     ]
     for entry in sorted(mine, key=lambda e: e.rule_number):
         protos = PROTOS if entry.protocol == "-1" else (_BY_NUMBER.get(entry.protocol, "other"),)
-        reply = returns is not None and returns.is_return_rule(entry.protocol, entry.port_from, entry.port_to)
+        reply = returns is not None and (
+            returns.is_return_rule(entry.protocol, entry.port_from, entry.port_to)
+            or path_mtu_discovery(entry.protocol, entry.icmp_type)
+        )
         for proto in protos:
             span: Span = (0, 65535)
             if proto in ("tcp", "udp") and entry.port_from is not None:

@@ -6,10 +6,12 @@ them, every group of the frontend VPCs (tagged `vpc_tags`, else the VPCs of the 
 VPC default groups are left to T2-DEFAULT-SG-EMPTY, which holds them to "no rules at all".
 Internet = 0.0.0.0/0, ::/0 and any other public CIDR as the intent's address space defines it (declared
 `external` ranges included), outside the VPCs' own ranges (see _aws_scope.Internet). Allowed from it:
-TCP/UDP on `frontend.load_balancer_ports`. Allow-all egress: to 0.0.0.0/0 or ::/0 on every protocol, or
-on every TCP or UDP port; accepted for the groups declared in `intent.cloud.open_egress_groups` (by id or
-tags, e.g. node groups whose egress the proxy confines), whose PASS names the declared reason. Prefix-list
-references are not resolved (their entries are not in the evidence).
+TCP/UDP on `frontend.load_balancer_ports`, and the ICMP errors path MTU discovery needs (ICMP type 3,
+ICMPv6 types 1 and 2; see _aws_scope.path_mtu_discovery). Allow-all egress: to 0.0.0.0/0 or ::/0 on every
+protocol, or on every TCP or UDP port; accepted for the groups declared in
+`intent.cloud.open_egress_groups` (by id or tags, e.g. node groups whose egress the proxy confines),
+whose PASS names the declared reason. Prefix-list references are not resolved (their entries are not in
+the evidence).
 """
 
 from __future__ import annotations
@@ -20,7 +22,15 @@ from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import AwsNetworkInterface, AwsSecurityGroup, SgRule
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.tier2._aws_scope import BASE_NEEDS, Internet, internet, protocol_name, serving_scopes, world
+from checks.tier2._aws_scope import (
+    BASE_NEEDS,
+    Internet,
+    internet,
+    path_mtu_discovery,
+    protocol_name,
+    serving_scopes,
+    world,
+)
 
 NEEDS = frozenset({FactKind.AWS_SECURITY_GROUP})
 _PORTED = {"tcp", "udp", "6", "17"}
@@ -48,7 +58,7 @@ def _sources(rule: SgRule, net: Internet | None = None) -> list[str]:
 
 def ingress_offense(rule: SgRule, lb_ports: set[int], net: Internet | None = None) -> str | None:
     sources = _sources(rule, net)
-    if not sources:
+    if not sources or path_mtu_discovery(rule.protocol, rule.from_port):  # ICMP: FromPort is the type
         return None
     if rule.protocol.lower() in _PORTED:
         lo, hi = _ports(rule)

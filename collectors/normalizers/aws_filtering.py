@@ -76,6 +76,8 @@ def _nacl_entry(entry: dict[str, Any]) -> NaclEntry:
         raise ItemError(f"entry {number}: Protocol is missing")
     ports = entry.get("PortRange")
     port_range = item_mapping(ports, "PortRange") if ports is not None else {}
+    icmp = entry.get("IcmpTypeCode")
+    icmp_type_code = item_mapping(icmp, "IcmpTypeCode") if icmp is not None else {}
     return NaclEntry(
         rule_number=number,
         egress=flag(entry, "Egress"),
@@ -85,6 +87,8 @@ def _nacl_entry(entry: dict[str, Any]) -> NaclEntry:
         ipv6_cidr=optional(entry, "Ipv6CidrBlock"),
         port_from=optional_int(port_range, "From"),
         port_to=optional_int(port_range, "To"),
+        icmp_type=optional_int(icmp_type_code, "Type"),
+        icmp_code=optional_int(icmp_type_code, "Code"),
     )
 
 

@@ -381,8 +381,24 @@ def test_batfish_single_files_hand_checked() -> None:
         is_default=True,
         subnet_ids=["subnet-1f315846"],
         entries=[
-            NaclEntry(rule_number=100, egress=True, action="allow", protocol="1", cidr="0.0.0.0/0"),
-            NaclEntry(rule_number=200, egress=True, action="allow", protocol="1", cidr="0.0.0.0/0"),
+            NaclEntry(
+                rule_number=100,
+                egress=True,
+                action="allow",
+                protocol="1",
+                cidr="0.0.0.0/0",
+                icmp_type=-1,
+                icmp_code=-1,
+            ),
+            NaclEntry(
+                rule_number=200,
+                egress=True,
+                action="allow",
+                protocol="1",
+                cidr="0.0.0.0/0",
+                icmp_type=0,
+                icmp_code=1,
+            ),
         ],
     )
     (peering,) = _normalize(
@@ -524,6 +540,43 @@ def test_flow_log_delivery_failure_is_read() -> None:
     result = _normalize(json.dumps(body).encode(), origin="describe-flow-logs.json", region="us-west-2")
     (config,) = _of(result, AwsFlowLogConfig)
     assert (config.status, config.delivery, config.delivery_error) == ("ACTIVE", "FAILED", "Access error")
+
+
+def test_nacl_icmp_type_and_code_are_read() -> None:
+    """An ICMP entry's IcmpTypeCode (path MTU discovery: type 3, code 4), as describe-network-acls prints it."""
+    body = {
+        "NetworkAcls": [
+            {
+                "Associations": [],
+                "Entries": [
+                    {
+                        "CidrBlock": "0.0.0.0/0",
+                        "Egress": False,
+                        "IcmpTypeCode": {"Code": 4, "Type": 3},
+                        "Protocol": "1",
+                        "RuleAction": "allow",
+                        "RuleNumber": 105,
+                    },
+                    {
+                        "CidrBlock": "0.0.0.0/0",
+                        "Egress": False,
+                        "Protocol": "-1",
+                        "RuleAction": "deny",
+                        "RuleNumber": 32767,
+                    },
+                ],
+                "IsDefault": False,
+                "NetworkAclId": "acl-0b4c6d8e0f2a35791",
+                "VpcId": "vpc-0f3a9c1d7e5b20481",
+                "OwnerId": "444455556666",
+            }
+        ]
+    }
+    result = _normalize(json.dumps(body).encode(), origin="describe-network-acls.json", region="us-west-2")
+    (acl,) = _of(result, AwsNetworkAcl)
+    icmp, deny = acl.entries
+    assert (icmp.protocol, icmp.icmp_type, icmp.icmp_code, icmp.port_from) == ("1", 3, 4, None)
+    assert (deny.icmp_type, deny.icmp_code) == (None, None)
 
 
 def test_meta_account_wins_and_list_of_responses() -> None:
