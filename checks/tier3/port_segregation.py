@@ -4,7 +4,10 @@ switch-port segregation manifest: one finding per device listing where each of i
 Placement of a port (Ethernet, port-channel, and the SVIs that give VLANs an L3 home):
 - routed port or SVI: its VRF (the device's spelling made canonical: checks/vrf_names.py);
 - access port: its access VLAN (VLAN 1 when none is set);
-- trunk: its allowed VLANs (a trunk allowing every VLAN carries the VLANs defined on the switch);
+- trunk: its allowed VLANs (a trunk allowing every VLAN carries the VLANs defined on the switch, except
+  VLAN 1: every switch has it and cannot delete it, and on such a trunk it is only the default native
+  VLAN, so an MLAG or vPC peer-link with no allowed list is not placed in VLAN 1; a trunk whose allowed
+  list names VLAN 1, and an access port in it, are);
 - a port-channel member is placed by its port-channel, a shut-down port carries nothing.
 
 What a port must be, first rule that applies:
@@ -39,6 +42,7 @@ from checks.tier3._manifest import Manifest
 from checks.vrf_names import VrfNames
 
 NEEDS = frozenset({FactKind.INTERFACE, FactKind.VLAN})
+DEFAULT_VLAN = 1
 PLACED_TYPES = {"ethernet", "port-channel", "vlan"}
 
 
@@ -237,8 +241,9 @@ def _placement(intf: Interface, defined: list[int]) -> tuple[str, list[int], str
     if intf.type == "vlan" or not intf.switchport:
         return f"{'SVI' if intf.type == 'vlan' else 'routed'}, vrf {intf.vrf}", [], intf.vrf
     if intf.mode == "trunk":
-        if intf.trunk_allowed_vlans is None:
-            return f"trunk, all VLANs (defined: {_ranges(defined) or 'none'})", defined, None
+        if intf.trunk_allowed_vlans is None:  # VLAN 1 only as its default native VLAN: not a placement
+            carried = [v for v in defined if v != DEFAULT_VLAN]
+            return f"trunk, all VLANs (defined: {_ranges(defined) or 'none'})", carried, None
         vlans = [v for lo, hi in intf.trunk_allowed_vlans for v in range(lo, hi + 1)]
         return f"trunk, vlans {_ranges(vlans)}", vlans, None
     vlan = intf.access_vlan or 1
