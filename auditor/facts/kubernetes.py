@@ -19,6 +19,7 @@ class PolicyFlavor(StrEnum):
     KUBERNETES = "kubernetes"  # networking.k8s.io/v1 NetworkPolicy
     CILIUM = "cilium"  # CiliumNetworkPolicy
     CILIUM_CLUSTERWIDE = "cilium-clusterwide"
+    CILIUM_CIDR_GROUP = "cilium-cidr-group"  # CiliumCIDRGroup: labelled CIDRs that cidrGroupRef names
     CALICO = "calico"  # projectcalico.org/v3 NetworkPolicy
     CALICO_GLOBAL = "calico-global"
     ADMIN = "admin"  # policy.networking.k8s.io AdminNetworkPolicy

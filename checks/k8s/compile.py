@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from auditor.facts.kubernetes import K8sNetworkPolicy, K8sService, PolicyFlavor
 from checks.k8s.ir import Layer, NetworkSet, Policy, Profile
 from checks.k8s.read_calico import CalicoContext, calico_policy, network_set, profile
-from checks.k8s.read_cilium import cilium_policies
+from checks.k8s.read_cilium import CidrGroup, cidr_group, cilium_policies
 from checks.k8s.read_kubernetes import admin_policy, network_policy
 from checks.k8s.selectors import SpecError
 from checks.k8s.workloads import Workload
@@ -53,6 +53,7 @@ class ClusterPolicies:
     tiers: dict[str, float] = field(default_factory=lambda: {"default": DEFAULT_TIER_ORDER})
     mode: str = "kubernetes"  # how the NetworkPolicy layer combines: kubernetes, cilium or calico
     gaps: list[Gap] = field(default_factory=list)
+    cidr_groups: dict[str, CidrGroup] = field(default_factory=dict)  # CiliumCIDRGroups by name
 
     def all(self) -> list[Policy]:
         return [*self.admins, *self.netpols, *self.baselines]
@@ -84,6 +85,7 @@ def _kind(rec: K8sNetworkPolicy) -> str:
         PolicyFlavor.CALICO_GLOBAL_NETWORK_SET: "GlobalNetworkSet",
         PolicyFlavor.CALICO_PROFILE: "Profile",
         PolicyFlavor.CALICO_TIER: "Tier",
+        PolicyFlavor.CILIUM_CIDR_GROUP: "CiliumCIDRGroup",
     }.get(rec.flavor, rec.flavor.value)
 
 
@@ -107,6 +109,8 @@ def compile_policies(
         try:
             if rec.flavor in (PolicyFlavor.CALICO_NETWORK_SET, PolicyFlavor.CALICO_GLOBAL_NETWORK_SET):
                 out.network_sets.append(network_set(rec))
+            elif rec.flavor == PolicyFlavor.CILIUM_CIDR_GROUP:
+                out.cidr_groups[rec.name] = cidr_group(rec)
             elif rec.flavor == PolicyFlavor.CALICO_TIER:
                 order = rec.spec.get("order")
                 out.tiers[rec.name] = float(order) if isinstance(order, int | float) else float("inf")
@@ -150,7 +154,7 @@ def _compile_one(
         policy = admin_policy(rec, ref)
         (out.admins if policy.layer == Layer.ADMIN else out.baselines).append(policy)
     elif flavor in _CILIUM:
-        policies, problems = cilium_policies(rec, ref, services)
+        policies, problems = cilium_policies(rec, ref, services, out.cidr_groups)
         out.netpols.extend(policies)
         out.gaps.extend(
             Gap(_kind(rec), rec.namespace, f"{rec.subject()}: not evaluated: {p}", ref) for p in problems

@@ -16,6 +16,7 @@ outside the cluster only; entities: `world` (outside), `cluster` (every pod, and
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from auditor.facts.kubernetes import K8sNetworkPolicy, K8sService, LabelSelector, PolicyFlavor
@@ -170,8 +171,50 @@ def service_peer(chosen: Sequence[K8sService], text: str) -> Peer:
     )
 
 
+@dataclass(frozen=True)
+class CidrGroup:
+    """A CiliumCIDRGroup: the external CIDRs a `cidrGroupRef` or `cidrGroupSelector` names."""
+
+    name: str
+    labels: Mapping[str, str]
+    block: IPSet
+
+
+def cidr_group(rec: K8sNetworkPolicy) -> CidrGroup:
+    cidrs = rec.spec.get("externalCIDRs") or []
+    if not isinstance(cidrs, list):
+        raise SpecError("spec.externalCIDRs is not a list")
+    return CidrGroup(rec.name, dict(rec.labels), IPSet.parse(*[str(c) for c in cidrs]))
+
+
+def _groups(item: object, groups: Mapping[str, CidrGroup], path: str) -> tuple[IPSet | None, str]:
+    """The addresses of the CIDR groups a CIDR-set item names, or None when the evidence lacks them."""
+    if not isinstance(item, dict):
+        raise SpecError(f"{path} is not a CIDR rule")
+    if item.get("cidrGroupRef"):
+        ref = str(item["cidrGroupRef"])
+        group = groups.get(ref)
+        return (group.block if group else None), f"cidrGroupRef {ref}"
+    if item.get("cidrGroupSelector") is not None:
+        sel = selector_from(item["cidrGroupSelector"], f"{path}.cidrGroupSelector", _key)
+        chosen = [g for g in groups.values() if sel.matches(dict(g.labels))]
+        text = f"cidrGroupSelector {selector_text(sel)}"
+        if not chosen:
+            return None, text
+        block = IPSet()
+        for g in chosen:
+            block = block.union(g.block)
+        return block, f"{text} ({', '.join(g.name for g in chosen)})"
+    raise SpecError(f"{path} names no cidr, cidrGroupRef or cidrGroupSelector")
+
+
 def _peers(
-    rule: dict[str, Any], side: str, own: str | None, services: Sequence[K8sService], path: str
+    rule: dict[str, Any],
+    side: str,
+    own: str | None,
+    services: Sequence[K8sService],
+    path: str,
+    groups: Mapping[str, CidrGroup],
 ) -> list[Peer]:
     peers: list[Peer] = []
     for i, raw in enumerate(rule.get(f"{side}Endpoints") or []):
@@ -183,15 +226,20 @@ def _peers(
     for cidr in rule.get(f"{side}CIDR") or []:
         text = f"{side}CIDR {cidr}"
         peers.append(Peer(PeerKind.ADDRESSES, text, block=IPSet.parse(str(cidr)), key=text))
-    for item in rule.get(f"{side}CIDRSet") or []:
-        if not isinstance(item, dict) or not item.get("cidr"):
-            ref = item.get("cidrGroupRef") if isinstance(item, dict) else item
-            peers.append(Peer(PeerKind.UNKNOWN, f"{side}CIDRSet cidrGroupRef {ref}", key=f"group {ref}"))
+    for j, item in enumerate(rule.get(f"{side}CIDRSet") or []):
+        excepts = [str(x) for x in item.get("except") or []] if isinstance(item, dict) else []
+        but = f" except {', '.join(excepts)}" if excepts else ""
+        if isinstance(item, dict) and item.get("cidr"):
+            block = IPSet.parse(str(item["cidr"])).subtract(IPSet.parse(*excepts))
+            text = f"{side}CIDRSet {item['cidr']}{but}"
+            peers.append(Peer(PeerKind.ADDRESSES, text, block=block, key=text))
             continue
-        excepts = [str(x) for x in item.get("except") or []]
-        block = IPSet.parse(str(item["cidr"])).subtract(IPSet.parse(*excepts))
-        text = f"{side}CIDRSet {item['cidr']}" + (f" except {', '.join(excepts)}" if excepts else "")
-        peers.append(Peer(PeerKind.ADDRESSES, text, block=block, key=text))
+        found, what = _groups(item, groups, f"{path}.{side}CIDRSet[{j}]")
+        if found is None:
+            peers.append(Peer(PeerKind.UNKNOWN, f"{side}CIDRSet {what}", key=f"group {what}"))
+            continue
+        text = f"{side}CIDRSet {what}{but}"
+        peers.append(Peer(PeerKind.ADDRESSES, text, block=found.subtract(IPSet.parse(*excepts)), key=text))
     if rule.get(f"{side}Groups"):
         peers.append(Peer(PeerKind.UNKNOWN, f"{side}Groups (cloud provider groups)", key="groups"))
     if rule.get(f"{side}Nodes"):
@@ -236,14 +284,20 @@ def _ports(rule: dict[str, Any], path: str) -> tuple[PortSpec, ...] | None:
 
 
 def _rule(
-    raw: object, key: str, i: int, own: str | None, services: Sequence[K8sService], prefix: str
+    raw: object,
+    key: str,
+    i: int,
+    own: str | None,
+    services: Sequence[K8sService],
+    prefix: str,
+    groups: Mapping[str, CidrGroup],
 ) -> Rule:
     path = f"{prefix}{key}[{i}]"
     if not isinstance(raw, dict):
         raise SpecError(f"{path} is not a rule")
     action = Action.DENY if key.endswith("Deny") else Action.ALLOW
     side = "from" if key.startswith("ingress") else "to"
-    peers = _peers(raw, side, own, services, path)
+    peers = _peers(raw, side, own, services, path, groups)
     has_ports = bool(raw.get("toPorts") or raw.get("icmps"))
     if not peers and not has_ports:
         return Rule(action, (), (), path)  # `{}` matches nothing
@@ -254,7 +308,10 @@ def _rule(
 
 
 def cilium_policies(
-    rec: K8sNetworkPolicy, ref: object, services: Sequence[K8sService]
+    rec: K8sNetworkPolicy,
+    ref: object,
+    services: Sequence[K8sService],
+    groups: Mapping[str, CidrGroup] | None = None,
 ) -> tuple[list[Policy], list[str]]:
     """One Policy per rule set (a `specs` list gives several), and what could not be read."""
     own = rec.namespace if rec.flavor == PolicyFlavor.CILIUM else None
@@ -269,7 +326,8 @@ def cilium_policies(
             problems.append(f"{prefix or 'spec'} is not a rule set")
             continue
         try:
-            out.append(_view(rec, ref, spec, own, services, prefix, f"{kind} {where}{rec.name}"))
+            label = f"{kind} {where}{rec.name}"
+            out.append(_view(rec, ref, spec, own, services, prefix, label, groups or {}))
         except (SpecError, AttributeError, TypeError, ValueError) as exc:
             problems.append(str(exc))
     return out, problems
@@ -283,6 +341,7 @@ def _view(
     services: Sequence[K8sService],
     prefix: str,
     label: str,
+    groups: Mapping[str, CidrGroup],
 ) -> Policy:
     selects: Callable[[Workload, NsLabels], bool]
     if "nodeSelector" in spec:  # a host policy: selects nodes, never pods
@@ -302,7 +361,7 @@ def _view(
         if items and enable.get(direction.lower(), True) is not False:
             isolates.add(direction)
         for i, raw in enumerate(items):
-            rules[direction].append(_rule(raw, key, i, own, services, prefix))
+            rules[direction].append(_rule(raw, key, i, own, services, prefix, groups))
     wit = with_service_account(witness(sel, _is_meta_key), _account(sel)) if sel is not None else None
     return Policy(
         label=label + (f" {prefix.rstrip('.')}" if prefix else ""),

@@ -156,6 +156,13 @@ GROUPS: tuple[ResourceGroup, ...] = (
                     False,
                 ),
             ),
+            # the CIDRs policies name by cidrGroupRef/cidrGroupSelector (v2 since Cilium 1.18)
+            Choice(
+                (
+                    ApiResource("cilium.io", "v2", "ciliumcidrgroups", "CiliumCIDRGroup", False),
+                    ApiResource("cilium.io", "v2alpha1", "ciliumcidrgroups", "CiliumCIDRGroup", False),
+                )
+            ),
             _calico("networkpolicies", "NetworkPolicy", True),
             _calico("globalnetworkpolicies", "GlobalNetworkPolicy", False),
             _calico("networksets", "NetworkSet", True),

@@ -207,6 +207,8 @@ def _handler(group: str, kind: str) -> _Handler | None:
         return _calico_object
     if kind in ("CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy") and group == _CILIUM_GROUP:
         return _cilium_policy
+    if kind == "CiliumCIDRGroup" and group == _CILIUM_GROUP:
+        return _cilium_cidr_group
     if kind in ("AdminNetworkPolicy", "BaselineAdminNetworkPolicy", "ClusterNetworkPolicy") and (
         group == _ANP_GROUP
     ):
@@ -278,6 +280,24 @@ def _calico_object(obj: _Object, cluster: str) -> K8sNetworkPolicy:
         flavor=flavor,
         api_kind=obj.kind,
         spec=mapping(obj.body.get("spec"), "spec"),
+        labels=string_map(metadata.get("labels"), "metadata.labels"),
+    )
+
+
+def _cilium_cidr_group(obj: _Object, cluster: str) -> K8sNetworkPolicy:
+    """CiliumCIDRGroup (cluster-scoped): the CIDRs a policy's `cidrGroupRef`/`cidrGroupSelector` names."""
+    name, _ = _metadata(obj, namespaced=False)
+    metadata = mapping(obj.body.get("metadata"), "metadata")
+    spec = mapping(obj.body.get("spec"), "spec")
+    for i, cidr in enumerate(sequence(spec.get("externalCIDRs"), "spec.externalCIDRs")):
+        string(cidr, f"spec.externalCIDRs[{i}]")
+    return K8sNetworkPolicy(
+        cluster=cluster,
+        namespace=None,
+        name=name,
+        flavor=PolicyFlavor.CILIUM_CIDR_GROUP,
+        api_kind=obj.kind,
+        spec=spec,
         labels=string_map(metadata.get("labels"), "metadata.labels"),
     )
 

@@ -61,6 +61,7 @@ ANP = [
 CILIUM_CRDS = [
     ("cilium.io", "v2", "ciliumnetworkpolicies", "CiliumNetworkPolicy", True),
     ("cilium.io", "v2", "ciliumclusterwidenetworkpolicies", "CiliumClusterwideNetworkPolicy", False),
+    ("cilium.io", "v2", "ciliumcidrgroups", "CiliumCIDRGroup", False),
 ]
 
 

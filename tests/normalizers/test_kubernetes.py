@@ -150,6 +150,19 @@ def _expected_other_policy(obj: dict[str, Any]) -> dict[str, Any] | None:
             "egress": [],
             "spec": obj["spec"] if "specs" not in obj else {"specs": rules},
         }
+    if kind == "CiliumCIDRGroup":  # the CIDRs cidrGroupRef/cidrGroupSelector name
+        return {
+            "namespace": None,
+            "name": obj["metadata"]["name"],
+            "flavor": "cilium-cidr-group",
+            "pod_selector": EMPTY,
+            "policy_types": [],
+            "ingress": [],
+            "egress": [],
+            "spec": spec,
+            "labels": obj["metadata"].get("labels") or {},
+            "api_kind": "CiliumCIDRGroup",
+        }
     flavors = {"AdminNetworkPolicy": "admin", "BaselineAdminNetworkPolicy": "baseline-admin"}
     if kind == "ClusterNetworkPolicy":
         flavors[kind] = {"Admin": "admin", "Baseline": "baseline-admin"}[spec["tier"]]
@@ -424,7 +437,7 @@ def test_cilium_specs_list_and_host_policy() -> None:
     assert host.spec["nodeSelector"] == {}
 
 
-def test_cluster_network_policy_tier_and_cidr_group_ignored() -> None:
+def test_cluster_network_policy_tier_and_cidr_group_read() -> None:
     result = _run(CILIUM / "echo-ingress-from-client-tiered-wildcard-pass-l7.yaml")
     cnp, cilium = result.facts
     assert isinstance(cnp, K8sNetworkPolicy)
@@ -432,7 +445,15 @@ def test_cluster_network_policy_tier_and_cidr_group_ignored() -> None:
     assert (cnp.flavor, cnp.namespace, cnp.policy_types) == (PolicyFlavor.ADMIN, None, ["Ingress"])
     assert cilium.namespace == "{{.TestNamespace}}"  # quoted placeholder: valid YAML, kept verbatim
     groups = _run(CILIUM / "client-egress-to-cidrgroup-external-deny.yaml")
-    assert len(groups.facts) == 1
+    group, policy = groups.facts  # the CiliumCIDRGroup is read: cidrGroupRef resolves to its CIDRs
+    assert isinstance(group, K8sNetworkPolicy) and isinstance(policy, K8sNetworkPolicy)
+    assert (group.flavor, group.namespace, group.api_kind) == (
+        PolicyFlavor.CILIUM_CIDR_GROUP,
+        None,
+        "CiliumCIDRGroup",
+    )
+    assert group.spec["externalCIDRs"] == ["{{.ExternalCIDRv4}}", "{{.ExternalCIDRv6}}"]
+    assert policy.flavor == PolicyFlavor.CILIUM
     assert groups.problems == []
 
 
