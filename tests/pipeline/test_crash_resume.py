@@ -179,6 +179,12 @@ def test_killed_or_stopped_audit_is_interrupted_then_resumed(
         verified = cli("verify", "--store", store, "--run", "1")
         assert verified.exit_code == 1
         assert "interrupted" in verified.stdout and f"{captures} captures" in verified.stdout
+        rechecked = runner.invoke(app, ["check", "--store", store, "--run", "1"])  # refused, and says why
+        assert "is interrupted" in str(rechecked.exception) and "re-checking refused" in str(
+            rechecked.exception
+        )
+        reported = cli("report", "--store", store, "--run", "1", "-f", "json", "-o", str(tmp_path / "rep"))
+        assert reported.exit_code == 1 and "is interrupted" in reported.stdout.replace("\n", " ")
     else:
         assert cli("verify", "--store", store, "--run", "1").exit_code == 0  # the interruption's own seal
 
