@@ -43,7 +43,13 @@ def utcnow() -> datetime:
 
 
 def this_host() -> str:
-    return socket.gethostname()
+    """The host name, with the pid namespace where Linux has one: containers that share a host name but
+    not their pids are different hosts here (a pid is only looked up where it means the same process)."""
+    name = socket.gethostname()
+    try:
+        return f"{name}/pidns:{os.stat('/proc/self/ns/pid').st_ino}"
+    except OSError:
+        return name
 
 
 @dataclass(frozen=True)
