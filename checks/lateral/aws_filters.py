@@ -5,7 +5,9 @@ an interface of its subnet (from ENI facts), or, when the evidence has no ENIs f
 the VPC (an over-approximation, stated in the hop). A group reference admits the addresses of the
 subnets whose interfaces may carry that group. NACLs are stateless, ordered by rule number, first
 match, implicit deny; return traffic is not required by the model (a one-way UDP packet already
-reaches an IPMI port), which can only over-report for TCP.
+reaches an IPMI port), which can only over-report for TCP. Rules that admit only the ICMP errors path MTU
+discovery needs (ICMP type 3, ICMPv6 types 1-2) are left out: an error message opens no connection, while
+the model's "other protocols" would read the rule as admitting every non-TCP/UDP protocol.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from auditor.store.reader import StoredFact
 from checks.lateral.addresses import IPSet
 from checks.lateral.conns import ConnSet, protocol_name
 from checks.lateral.filters import Box, Entry
+from checks.tier2._aws_scope import path_mtu_discovery
 
 
 def rule_conns(protocol: str, lo: int | None, hi: int | None) -> ConnSet:
@@ -43,6 +46,8 @@ def sg_entries(
     rec = sg.record
     out: list[Entry] = []
     for rule in rec.ingress if ingress else rec.egress:
+        if path_mtu_discovery(rule.protocol, rule.from_port):
+            continue  # an ICMP error (path MTU discovery) opens no connection to move through
         peers = _sg_peers(rule, group_addresses)
         conns = rule_conns(rule.protocol, rule.from_port, rule.to_port)
         box = Box(peers, IPSet.everything(), conns) if ingress else Box(IPSet.everything(), peers, conns)
@@ -61,6 +66,8 @@ def nacl_entries(nacl: StoredFact[AwsNetworkAcl], *, egress: bool) -> list[Entry
     )
     out: list[Entry] = []
     for e in chosen:
+        if e.action == "allow" and path_mtu_discovery(e.protocol, e.icmp_type):
+            continue  # as for security groups: only ICMP errors, no connection
         peers = IPSet.parse(*(c for c in (e.cidr, e.ipv6_cidr) if c))
         conns = rule_conns(e.protocol, e.port_from, e.port_to)
         box = Box(IPSet.everything(), peers, conns) if egress else Box(peers, IPSet.everything(), conns)

@@ -246,3 +246,51 @@ def test_a_declared_vpc_attachment_in_the_evidence_is_walked_into_its_filters_de
     # without the VPC in the evidence, the declared attachment is taken as reaching OOB (nothing to walk)
     reach = _reach(declared, *BASE, DEFAULT_TO_TGW, to_oob_vpc)
     assert reach[f"{A}/subnet-fe -> oob"] is True
+
+
+def test_path_mtu_icmp_rules_open_no_path() -> None:
+    """A public OOB subnet (internet gateway route) whose group admits only ICMP 'fragmentation needed'
+    from anywhere: no path from the internet; a group admitting every ICMP type is one."""
+
+    def oob_public(ingress: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {"kind": "aws_vpc", "vpc_id": "vpc-oob", "cidrs": ["10.250.0.0/16"], "tags": {"tier": "oob"}},
+            {"kind": "aws_subnet", "subnet_id": "subnet-oob", "vpc_id": "vpc-oob", "cidr": "10.250.1.0/24"},
+            {
+                "kind": "aws_route_table",
+                "route_table_id": "rtb-oob",
+                "vpc_id": "vpc-oob",
+                "main": True,
+                "routes": [
+                    {"destination": "10.250.0.0/16", "target_type": "local", "target_id": "local"},
+                    {"destination": "0.0.0.0/0", "target_type": "internet-gateway", "target_id": "igw-1"},
+                ],
+            },
+            {
+                "kind": "aws_security_group",
+                "group_id": "sg-oob",
+                "name": "bmc",
+                "vpc_id": "vpc-oob",
+                "ingress": [ingress],
+            },
+        ]
+
+    tiers = {**TIERS, "oob": {"cidrs": ["10.250.0.0/16"], "aws": {"vpc_tags": {"tier": "oob"}}}}
+    pmtud = {"protocol": "icmp", "from_port": 3, "to_port": 4, "cidrs": ["0.0.0.0/0"]}
+    every = {"protocol": "icmp", "from_port": -1, "to_port": -1, "cidrs": ["0.0.0.0/0"]}
+    for rule, path in ((pmtud, False), (every, True)):
+        intent = Intent.model_validate({"tiers": tiers})
+        facts: list[StoredFact[FactRecord]] = []
+        for i, item in enumerate(oob_public(rule), start=1):
+            data = {"account": "111122223333", "region": "us-east-1", **item}
+            record = record_from_json(data.pop("kind"), data)
+            facts.append(StoredFact(i, record.kind, A, 1, "0" * 64, record))
+
+        def of(model: type[FactRecord]) -> list[StoredFact[FactRecord]]:
+            return [f for f in facts if isinstance(f.record, model)]  # noqa: B023
+
+        results = {
+            f"{r.source.id} -> {r.tier.value}": bool(r.path)
+            for r in answer(build(intent, of, Scope(aws=frozenset({A}))))
+        }
+        assert results["internet -> oob"] is path, (rule, results)
