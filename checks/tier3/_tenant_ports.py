@@ -48,9 +48,9 @@ def tenant_port_findings(check: Check, ctx: CheckContext, devices: list[TargetVi
     manifest = Manifest.of(ctx)
     by_vrf = vrf_tenants(ctx.intent)
     by_device = interfaces_by_device(ctx, {t.name for t in ready})
-    defined: dict[str, list[int]] = defaultdict(list)
+    defined: dict[str, list[Vlan]] = defaultdict(list)
     for v in ctx.facts.of(Vlan):
-        defined[v.target].append(v.record.vlan_id)
+        defined[v.target].append(v.record)
     tiers = {t.name: t.tier for t in devices}
     tier_of_vlan = _vlan_tiers(ctx, manifest)
     expected = "each tenant port carries only its own tenant's VLANs and VRF"
@@ -70,7 +70,7 @@ def tenant_port_findings(check: Check, ctx: CheckContext, devices: list[TargetVi
             if entry is None or entry.tenant is None or rec.port_channel or not rec.enabled:
                 continue
             judged.append(port)
-            where, vlans, vrf = _placement(rec, sorted(defined[device]))
+            where, vlans, vrf = _placement(rec, defined[device])
             others = _others(
                 entry, vlans, vrf, device, names, by_vrf, svi_tenant, entries, tier_of_vlan, tiers.get(device)
             )

@@ -7,7 +7,8 @@ Placement of a port (Ethernet, port-channel, and the SVIs that give VLANs an L3 
 - trunk: its allowed VLANs (a trunk allowing every VLAN carries the VLANs defined on the switch, except
   VLAN 1: every switch has it and cannot delete it, and on such a trunk it is only the default native
   VLAN, so an MLAG or vPC peer-link with no allowed list is not placed in VLAN 1; a trunk whose allowed
-  list names VLAN 1, and an access port in it, are);
+  list names VLAN 1, and an access port in it, are; nor in an EOS VLAN reserved to trunk groups the port
+  is not in);
 - a port-channel member is placed by its port-channel, a shut-down port carries nothing.
 
 What a port must be, first rule that applies:
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from auditor.config.segmentation import PortAssignment
@@ -104,19 +105,19 @@ class BackendPortSegregation(Check):
         yield from gaps
         tiers = {t.name: t.tier for t in ready}
         by_device = interfaces_by_device(ctx, set(tiers))
-        defined: dict[str, list[int]] = defaultdict(list)
+        defined: dict[str, list[Vlan]] = defaultdict(list)
         for v in ctx.facts.of(Vlan):
-            defined[v.target].append(v.record.vlan_id)
+            defined[v.target].append(v.record)
         for name in sorted(tiers):
             ports = [i for i in by_device[name].by_name.values() if i.record.type in PLACED_TYPES]
-            yield self._device(name, tiers[name], ports, sorted(defined[name]), rules)
+            yield self._device(name, tiers[name], ports, defined[name], rules)
 
     def _device(
         self,
         name: str,
         tier: Tier | None,
         ports: list[StoredFact[Interface]],
-        defined: list[int],
+        defined: list[Vlan],
         rules: _Rules,
     ) -> Finding:
         ifs = interfaces_by_device(rules.ctx, {name})[name]
@@ -232,7 +233,7 @@ def _spans(entry: PortAssignment) -> str:
     return "vlan " + ",".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in entry.vlan)
 
 
-def _placement(intf: Interface, defined: list[int]) -> tuple[str, list[int], str | None]:
+def _placement(intf: Interface, defined: Sequence[Vlan]) -> tuple[str, list[int], str | None]:
     """(text, VLANs carried, VRF) of one port."""
     if intf.port_channel:
         return f"member of {intf.port_channel}", [], None
@@ -241,13 +242,24 @@ def _placement(intf: Interface, defined: list[int]) -> tuple[str, list[int], str
     if intf.type == "vlan" or not intf.switchport:
         return f"{'SVI' if intf.type == 'vlan' else 'routed'}, vrf {intf.vrf}", [], intf.vrf
     if intf.mode == "trunk":
-        if intf.trunk_allowed_vlans is None:  # VLAN 1 only as its default native VLAN: not a placement
-            carried = [v for v in defined if v != DEFAULT_VLAN]
-            return f"trunk, all VLANs (defined: {_ranges(defined) or 'none'})", carried, None
+        if intf.trunk_allowed_vlans is None:
+            listed = _ranges([v.vlan_id for v in defined]) or "none"
+            return f"trunk, all VLANs (defined: {listed})", all_vlans_carried(intf, defined), None
         vlans = [v for lo, hi in intf.trunk_allowed_vlans for v in range(lo, hi + 1)]
         return f"trunk, vlans {_ranges(vlans)}", vlans, None
     vlan = intf.access_vlan or 1
     return f"access vlan {vlan}", [vlan], None
+
+
+def all_vlans_carried(intf: Interface, defined: Sequence[Vlan]) -> list[int]:
+    """The VLANs a trunk with no allowed list carries: those defined on the switch, but not VLAN 1 (only
+    its default native VLAN there) and not a VLAN reserved to trunk groups this port is not in (EOS
+    `trunk group`: the VLAN's facts list the trunks of its groups that carry it)."""
+    return sorted(
+        v.vlan_id
+        for v in defined
+        if v.vlan_id != DEFAULT_VLAN and (not v.trunk_groups or intf.name in v.interfaces)
+    )
 
 
 def _ranges(vids: list[int]) -> str:
