@@ -116,12 +116,16 @@ class OobNoDefaultRoute(Check):
         target, name = key
         subject = vrf.record.subject() if vrf else f"{target}/vrf {name}"
         bad: list[tuple[str, StoredFact[FactRecord]]] = []
+        allowed: list[tuple[str, StoredFact[FactRecord]]] = []
         for r in routes:
             rec = r.record
             kind = "default route" if is_default_route(rec.prefix) else "public route"
-            if (is_default_route(rec.prefix) or space.is_public(rec.prefix)) and not oob.is_gateway(
-                rec.next_hop
-            ):
+            if not (is_default_route(rec.prefix) or space.is_public(rec.prefix)):
+                continue
+            if oob.is_gateway(rec.next_hop):
+                text = f"{rec.protocol} {kind} {rec.prefix} via declared OOB gateway {rec.next_hop}"
+                allowed.append((text, r))
+            else:
                 via = rec.next_hop or rec.interface or "?"
                 bad.append((f"{rec.protocol} {kind} {rec.prefix} via {via}", r))
         for prefix in vrf.record.bgp_networks if vrf else []:
@@ -132,8 +136,10 @@ class OobNoDefaultRoute(Check):
             facts = [f for _, f in bad] + ([vrf] if vrf else [])
             found = "; ".join(text for text, _ in bad)
             return self.failed(subject, EXPECTED, found, *unique(facts), target=target)
-        evidence = [vrf] if vrf else []
+        evidence: list[StoredFact[FactRecord]] = [f for _, f in allowed] + ([vrf] if vrf else [])
         found = f"none among {len(routes)} route(s)" + (
             f" and {len(vrf.record.bgp_networks)} BGP network(s)" if vrf else ""
         )
-        return self.passed(subject, EXPECTED, found, *evidence, target=target)
+        if allowed:
+            found = f"{'; '.join(text for text, _ in allowed)} (allowed); no other {found[5:]}"
+        return self.passed(subject, EXPECTED, found, *unique(evidence), target=target)
