@@ -15,6 +15,11 @@ class _Part(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+# In K8sIngress.tls_hosts: a tls entry that lists no host, whose hosts the API defaults to the
+# controller's wildcard host (IngressTLS.hosts, networking.k8s.io/v1): it covers every host served.
+ANY_TLS_HOST = "*"
+
+
 class PolicyFlavor(StrEnum):
     KUBERNETES = "kubernetes"  # networking.k8s.io/v1 NetworkPolicy
     CILIUM = "cilium"  # CiliumNetworkPolicy
@@ -193,7 +198,7 @@ class K8sIngress(FactRecord):
     resource: Literal["Ingress", "Route"] = "Ingress"
     ingress_class: str | None = None
     hosts: list[str] = []
-    tls_hosts: list[str] = []  # hosts covered by a tls entry
+    tls_hosts: list[str] = []  # hosts covered by a tls entry; ANY_TLS_HOST: an entry naming none
     tls_secrets: list[str] = []  # secret names only, never their content
     backends: list[IngressBackend] = []
 

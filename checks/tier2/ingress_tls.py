@@ -1,10 +1,12 @@
 """T2-INGRESS-TLS: every Ingress terminates TLS for every host it serves.
 
 A host is covered by a `tls` entry listing it, or by a wildcard entry one label up (`*.example.com`
-covers `api.example.com`, not `a.b.example.com`, as in TLS certificate matching). Rules without a host
-(and a default backend) answer any host name: they are covered only when the Ingress has a `tls` entry
-at all. Gateway API listeners are not read yet. Every Ingress of every assessed cluster is judged,
-tenant or not: exposure does not care which namespace it comes from.
+covers `api.example.com`, not `a.b.example.com`, as in TLS certificate matching), or by a `tls` entry
+that lists no host: the API defaults its hosts to the controller's wildcard host, i.e. every host the
+Ingress serves (the normalizer writes it `*`; the certificate in its Secret must then match them).
+Rules without a host (and a default backend) answer any host name: they are covered only when the
+Ingress has a `tls` entry at all. Gateway API listeners are not read yet. Every Ingress of every
+assessed cluster is judged, tenant or not: exposure does not care which namespace it comes from.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Iterable
 
 from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import K8sIngress
+from auditor.facts.kubernetes import ANY_TLS_HOST
 from checks.base import Check, CheckContext, CheckMeta, Finding
 
 NEEDS = frozenset({FactKind.K8S_INGRESS})
@@ -21,7 +24,7 @@ EXPECTED = "every host served through a tls entry (TLS terminated at the ingress
 
 def covered(host: str, tls_hosts: Iterable[str]) -> bool:
     for pattern in tls_hosts:
-        if pattern == host:
+        if pattern in (host, ANY_TLS_HOST):
             return True
         if pattern.startswith("*.") and "." in host and host.split(".", 1)[1] == pattern[2:]:
             return True

@@ -15,6 +15,7 @@ from typing import Any
 from auditor.enums import FactKind
 from auditor.facts.base import FactRecord
 from auditor.facts.kubernetes import (
+    ANY_TLS_HOST,
     ContainerPort,
     DnsForward,
     IngressBackend,
@@ -247,7 +248,10 @@ def ingress(body: dict[str, Any], cluster: str) -> K8sIngress:
     tls_secrets: list[str] = []
     for i, item in enumerate(sequence(spec.get("tls"), "spec.tls")):
         tls = mapping(item, f"spec.tls[{i}]", allow_none=False)
-        for raw_host in sequence(tls.get("hosts"), f"spec.tls[{i}].hosts"):
+        # an entry without hosts defaults to "the wildcard host setting for the loadbalancer controller
+        # fulfilling this Ingress" (IngressTLS.hosts, networking.k8s.io/v1): every host, written `*`
+        listed = sequence(tls.get("hosts"), f"spec.tls[{i}].hosts") or [ANY_TLS_HOST]
+        for raw_host in listed:
             tls_host = string(raw_host, f"spec.tls[{i}].hosts")
             if tls_host not in tls_hosts:
                 tls_hosts.append(tls_host)

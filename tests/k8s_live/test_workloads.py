@@ -157,7 +157,7 @@ def _expected_ingress(o: dict[str, Any]) -> dict[str, Any]:
         "ingress_class": spec.get("ingressClassName")
         or (meta.get("annotations") or {}).get("kubernetes.io/ingress.class"),
         "hosts": hosts,
-        "tls_hosts": [h for t in tls for h in t.get("hosts") or []],
+        "tls_hosts": list(dict.fromkeys(h for t in tls for h in t.get("hosts") or ["*"])),  # no hosts: all
         "tls_secrets": [t["secretName"] for t in tls if t.get("secretName")],
         "backends": backends,
     }
@@ -207,6 +207,32 @@ def test_hand_checked_pods() -> None:
     job = pods["ingress-nginx-admission-create-hp47w"]
     assert isinstance(job, K8sPod)
     assert (job.owner, job.phase) == ("Job/ingress-nginx-admission-create", "Succeeded")
+
+
+def test_tls_entry_without_hosts_covers_every_host() -> None:
+    """IngressTLS.hosts defaults to the controller's wildcard host: an entry without hosts is `*`."""
+    text = b"""apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: api, namespace: team-a}
+spec:
+  ingressClassName: nginx
+  tls:
+  - secretName: default-cert
+  - hosts: []
+    secretName: other-cert
+  rules:
+  - host: api.example.com
+    http:
+      paths:
+      - {path: /, pathType: Prefix, backend: {service: {name: api, port: {number: 80}}}}
+"""
+    (ingress,) = _normalize(text).facts
+    assert isinstance(ingress, K8sIngress)
+    assert (ingress.hosts, ingress.tls_hosts, ingress.tls_secrets) == (
+        ["api.example.com"],
+        ["*"],
+        ["default-cert", "other-cert"],
+    )
 
 
 def test_hand_checked_ingress_tls_names_only_the_secret() -> None:
