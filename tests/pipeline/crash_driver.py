@@ -2,7 +2,8 @@
 that stops once at one stage so a test can kill it there (SIGKILL) or stop it (SIGTERM).
 
 CRASH_STAGE: collection (the files collector, before a capture of CRASH_TARGET), normalisation (before
-that capture is processed), checks (before the checks run), seal (inside the seal's transaction).
+that capture is processed), store (that capture written, its transaction not committed), checks (before
+the checks run), seal (inside the seal's transaction).
 CRASH_MARK: a file written when the stage is reached. The stall ends on SIGTERM (the CLI's handler then
 interrupts the run as it would a hung device), when the file CRASH_RELEASE appears, or after
 CRASH_STALL_SECONDS.
@@ -71,6 +72,21 @@ def install() -> None:
             return process(capture, normalizers)
 
         collect_module.process_capture = process_stalling  # type: ignore[attr-defined]
+    elif STAGE == "store":
+        from auditor.store.writer import RunWriter
+
+        ingest = RunWriter.ingest
+        stored = {"n": 0}
+
+        def ingest_stalling(self: Any, target_id: int, capture: Any, **kwargs: Any) -> Any:
+            done = ingest(self, target_id, capture, **kwargs)
+            if capture.target == TARGET:
+                stored["n"] += 1
+                if stored["n"] == NTH:
+                    stall()  # the capture and its facts are written, their transaction not committed
+            return done
+
+        RunWriter.ingest = ingest_stalling  # type: ignore[method-assign]
     elif STAGE == "checks":
         import auditor.pipeline.audit as audit_module
 

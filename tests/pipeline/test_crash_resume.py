@@ -1,5 +1,5 @@
 """Crash safety with real processes: an audit killed (SIGKILL) or stopped (SIGTERM) at collection,
-normalisation, checks or the seal, on SQLite and PostgreSQL. Afterwards `runs list` shows the run
+normalisation, the store (inside a batch's transaction), checks or the seal, on SQLite and PostgreSQL. Afterwards `runs list` shows the run
 interrupted with the true counts of what it stored, `audit --resume` finishes it on the same chain with
 every capture stored once, and `verify` passes.
 
@@ -30,7 +30,7 @@ from auditor.store.engine import open_store
 REPO = Path(__file__).resolve().parents[2]
 LAB = REPO / "examples" / "lab"
 DRIVER = Path(__file__).with_name("crash_driver.py")
-STAGES = ["collection", "normalisation", "checks", "seal"]
+STAGES = ["collection", "normalisation", "store", "checks", "seal"]
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 load_commands()
