@@ -12,6 +12,7 @@ from auditor.config.models import Waiver
 from auditor.enums import RunStatus, Severity, Status, TargetStatus, Tier, WaiverState
 from auditor.evidence.verify import VerifyResult, verify_run
 from auditor.pipeline.waivers import matches, stored_waivers, waiver_json
+from auditor.store.lease import liveness, shown_counts
 from auditor.store.reader import RunReader
 from checks.base import Check
 from reports.controls import control_matrix
@@ -140,9 +141,12 @@ def build_report_data(
             )
         )
     used = sorted({f.check_id for f in findings} | set(by_id))
+    # A run that is not sealed: `interrupted` when its writer died, and what it stored so far (the row's
+    # counts are written only at the seal).
+    shown_captures, shown_facts, _ = shown_counts(engine, [run])[run.id]
     info = RunInfo(
         id=run.id,
-        status=RunStatus(run.status),
+        status=RunStatus(liveness(run).status),
         started_at=_utc(run.started_at) or datetime.now(UTC),
         finished_at=_utc(run.finished_at),
         scope=run.scope,
@@ -151,8 +155,8 @@ def build_report_data(
         chain_head=run.chain_head,
         facts_digest=run.facts_digest,
         findings_digest=run.findings_digest,
-        capture_count=run.capture_count,
-        fact_count=run.fact_count,
+        capture_count=shown_captures,
+        fact_count=shown_facts,
         declared_tiers=declared,
     )
     return ReportData(

@@ -185,6 +185,8 @@ def test_killed_or_stopped_audit_is_interrupted_then_resumed(
         )
         reported = cli("report", "--store", store, "--run", "1", "-f", "json", "-o", str(tmp_path / "rep"))
         assert reported.exit_code == 1 and "is interrupted" in reported.stdout.replace("\n", " ")
+        shown = json.loads((tmp_path / "rep" / "run-1.json").read_text())["run"]
+        assert (shown["status"], shown["capture_count"]) == ("interrupted", captures)  # not "running", 0
     else:
         assert cli("verify", "--store", store, "--run", "1").exit_code == 0  # the interruption's own seal
 
