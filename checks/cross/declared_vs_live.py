@@ -46,14 +46,70 @@ def canonical(rec: K8sNetworkPolicy) -> dict[str, Any]:
     spec = json.loads(json.dumps(rec.spec))
     if rec.flavor in (PolicyFlavor.CALICO, PolicyFlavor.CALICO_GLOBAL):
         spec.pop("types", None)  # the API server fills it in from the rules: `policy_types` compares it
+        _calico_defaults(spec)
     if rec.flavor in (PolicyFlavor.CILIUM, PolicyFlavor.CILIUM_CLUSTERWIDE):
         rules = spec["specs"] if set(spec) == {"specs"} else [spec]
         for rule in rules:
             for key in _ORDERLESS_CILIUM:
                 if isinstance(rule.get(key), list):
-                    rule[key] = _sorted(rule[key])
+                    rule[key] = _sorted([_cilium_defaults(r) for r in rule[key]])
         spec = {"specs": _sorted(rules)}
     return {"policy_types": sorted(rec.policy_types), "spec": spec}
+
+
+def _calico_defaults(spec: dict[str, Any]) -> None:
+    """What Calico's API server writes into a policy that its author left out, so a manifest in git and
+    the object it became compare equal: `tier: default`, `selector: all()`, empty `source`/`destination`
+    of a rule; ports as numbers."""
+    if spec.get("tier") == "default":
+        spec.pop("tier")
+    if str(spec.get("selector", "")).strip() in ("", "all()"):
+        spec.pop("selector", None)
+    for direction in ("ingress", "egress"):
+        for rule in spec.get(direction) or []:
+            if not isinstance(rule, dict):
+                continue
+            for side in ("source", "destination"):
+                entity = rule.get(side)
+                if entity in ({}, None):
+                    rule.pop(side, None)
+                elif isinstance(entity, dict):
+                    for key in ("ports", "notPorts"):
+                        if isinstance(entity.get(key), list):
+                            entity[key] = [_number(p) for p in entity[key]]
+
+
+def _cilium_defaults(rule: Any) -> Any:
+    """A Cilium rule with the CRD's defaults filled in: a port without a protocol is `ANY`, and ports
+    are strings (`port: 53` and `port: "53"` are one port)."""
+    if not isinstance(rule, dict):
+        return rule
+    for entry in rule.get("toPorts") or []:
+        for port in entry.get("ports") or [] if isinstance(entry, dict) else []:
+            if isinstance(port, dict):
+                port.setdefault("protocol", "ANY")
+                if isinstance(port.get("port"), int):
+                    port["port"] = str(port["port"])
+    return rule
+
+
+def _number(port: Any) -> Any:
+    return int(port) if isinstance(port, str) and port.isdigit() else port
+
+
+# Objects Calico makes itself: a profile per namespace (`kns.`) and service account (`ksa.`), the
+# default-allow profile, and its built-in tiers. Live-only, they are not drift.
+_GENERATED_PROFILES = ("kns.", "ksa.", "projectcalico-default-allow")
+_BUILTIN_TIERS = frozenset(
+    {"default", "adminnetworkpolicy", "baselineadminnetworkpolicy", "kube-admin", "kube-baseline"}
+)
+
+
+def generated(rec: K8sNetworkPolicy) -> bool:
+    """An object the CNI creates itself, never written by anyone (so never expected in git)."""
+    if rec.flavor == PolicyFlavor.CALICO_PROFILE:
+        return rec.name.startswith(_GENERATED_PROFILES)
+    return rec.flavor == PolicyFlavor.CALICO_TIER and rec.name in _BUILTIN_TIERS
 
 
 def differences(a: Any, b: Any, path: str = "", limit: int = 3) -> list[str]:
@@ -97,7 +153,12 @@ def _short(value: Any) -> str:
 
 
 def _key(rec: K8sNetworkPolicy) -> Key:
-    return (rec.flavor.value, rec.namespace or "", rec.name)
+    """(flavor, namespace, name); a Calico policy's name without its tier prefix, which older API
+    servers add (`default.allow-dns`, `security.guard`) and manifests may or may not spell."""
+    name = rec.name
+    if rec.flavor in (PolicyFlavor.CALICO, PolicyFlavor.CALICO_GLOBAL):
+        name = name.removeprefix(f"{rec.spec.get('tier') or 'default'}.")
+    return (rec.flavor.value, rec.namespace or "", name)
 
 
 class DeclaredVsLive(Check):
@@ -162,6 +223,8 @@ class DeclaredVsLive(Check):
                     found = "changed: " + "; ".join(diff)
                     yield self.failed(h.record.subject(), expected, found, d, h, target=live.name)
             elif h is not None:
+                if generated(h.record):
+                    continue
                 drift = True
                 found = f"in force but not declared in {declared.name}"
                 yield self.failed(h.record.subject(), expected, found, h, target=live.name)
