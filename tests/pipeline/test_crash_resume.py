@@ -207,3 +207,33 @@ def test_killed_or_stopped_audit_is_interrupted_then_resumed(
         )
     assert seals == ([0, 1] if how == "SIGTERM" else [1])  # the interruption's seal is kept
     engine.dispose()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_running_audit_beats_its_lease(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """While an audit works (here: held in its checks) its lease is renewed by the background timer and it
+    shows as running under its own host and pid; killed, it shows as interrupted at once."""
+    store = store_for(backend, tmp_path, request)
+    cfg = small_lab(tmp_path, store)
+    os.environ["AUDITOR_HEARTBEAT_SECONDS"] = "0.3"  # inherited by the audit's process only
+    try:
+        proc, mark = start_driver(cfg, tmp_path, "checks")
+    finally:
+        del os.environ["AUDITOR_HEARTBEAT_SECONDS"]
+    try:
+        wait_for(mark, proc)
+        first = json.loads(cli("runs", "show", "--store", store, "--json").stdout)
+        time.sleep(1.5)
+        second = json.loads(cli("runs", "show", "--store", store, "--json").stdout)
+        assert (first["status"], first["pid"]) == ("running", proc.pid)
+        assert second["heartbeat_at"] > first["heartbeat_at"]  # renewed while the main thread is busy
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    after = json.loads(cli("runs", "show", "--store", store, "--json").stdout)
+    assert after["status"] == "interrupted" and after["stored_status"] == "running"

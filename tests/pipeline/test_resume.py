@@ -126,3 +126,16 @@ def test_the_scope_lock_refuses_a_second_holder_and_frees_on_release(store_url: 
         assert second.held
     engine.dispose()
     other.dispose()
+
+
+@pytest.mark.postgres
+def test_the_postgres_lock_session_notices_a_dead_machine(pg_url: str) -> None:
+    """The advisory lock lives as long as its session: short TCP keepalives end the session of a machine
+    that died without closing it, so the scope does not stay held for the kernel's default two hours."""
+    engine = open_store(pg_url)
+    with ScopeLock(engine, "pod-1") as lock:
+        lock.acquire()
+        assert lock._conn is not None
+        assert lock._conn.execute(text("SHOW tcp_keepalives_idle")).scalar() in ("15", "15s")
+        lock.ping()
+    engine.dispose()
