@@ -2,7 +2,8 @@
 
 Three places are read, each where its evidence exists:
 - devices (frontend or unassigned tier): routes and interface addresses in the frontend VRFs
-  (`intent.tiers.frontend.vrfs`, device spellings made canonical: checks/vrf_names.py) inside a
+  (`intent.tiers.frontend.vrfs`, device spellings made canonical: checks/vrf_names.py; on a frontend
+  switch its default VRF too, the global table that carries its underlay) inside a
   backend or OOB CIDR; and route-target leaks, read from the fabric-wide route-target graph
   (checks/route_targets.py): a frontend VRF that imports an RT a backend or OOB VRF exports (the same
   leak T3-NO-ROUTE-LEAK reports from the backend side), named with a count and the first few VRFs, and
@@ -119,12 +120,18 @@ class FrontendNotToBackend(Check):
         names = {t.name for t in ready}
         vrfs = set(frontend.vrfs)
         canonical = VrfNames.of(ctx).canonical
+        own = {t.name for t in ready if t.tier == Tier.FRONTEND}  # their global table is frontend too
+
+        def judged(target: str, vrf: str) -> bool:
+            name = canonical(target, vrf)
+            return name in vrfs or (name == "default" and target in own)
+
         bad: dict[str, list[tuple[str, str, StoredFact[Route] | StoredFact[Interface] | StoredFact[Vrf]]]] = (
             defaultdict(list)
         )
         counted: dict[str, int] = defaultdict(int)
         for r in ctx.facts.of(Route):
-            if r.target in names and canonical(r.target, r.record.vrf) in vrfs:
+            if r.target in names and judged(r.target, r.record.vrf):
                 counted[r.target] += 1
                 hit = forbidden.route_hit(r.record.prefix)
                 if hit:
@@ -132,7 +139,7 @@ class FrontendNotToBackend(Check):
                     what = f"{r.record.protocol} route {r.record.prefix} via {via}"
                     bad[r.target].append((f"{r.target}: {what}", f"{what} in vrf {r.record.vrf} ({hit})", r))
         for i in ctx.facts.of(Interface):
-            if i.target in names and canonical(i.target, i.record.vrf) in vrfs:
+            if i.target in names and judged(i.target, i.record.vrf):
                 for addr in [*i.record.ipv4, *i.record.ipv4_virtual, *i.record.ipv6]:
                     counted[i.target] += 1
                     hit = forbidden.route_hit(addr)
@@ -143,7 +150,7 @@ class FrontendNotToBackend(Check):
                         )
         graph = RouteTargetGraph.of(ctx)
         for v in ctx.facts.of(Vrf):
-            if v.target in names and canonical(v.target, v.record.name) in vrfs:
+            if v.target in names and judged(v.target, v.record.name):
                 node = graph.node(v)
                 flows = graph.inbound(node, _protected)
                 texts = describe_flows(node, flows)
@@ -156,9 +163,10 @@ class FrontendNotToBackend(Check):
             for subject, text, fact in bad[name]:
                 yield self.failed(subject, expected, text, fact, target=name)
             if not bad[name]:
+                judged_vrfs = sorted(vrfs | ({"default"} if name in own else set()))
                 found = (
                     f"none among {counted[name]} route(s) and address(es) in vrf(s) "
-                    f"{', '.join(sorted(vrfs))}, and no route-target imported from a backend or OOB VRF"
+                    f"{', '.join(judged_vrfs)}, and no route-target imported from a backend or OOB VRF"
                 )
                 yield self.passed(
                     name, expected, found, *([devices[name]] if name in devices else []), target=name
