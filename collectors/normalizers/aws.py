@@ -198,7 +198,32 @@ _READERS: dict[str, tuple[FactKind, _Reader]] = {
     "logGroups": (FactKind.AWS_FLOW_LOG_DESTINATION, read_log_group),
     "VpnConnections": (FactKind.AWS_GATEWAY, read_vpn_connection),
 }
-RESPONSE_KEYS = frozenset(_READERS)  # what makes a JSON file a describe response (collectors/offline)
+# Responses of AWS CLI calls next to the ones read above, saved with them as a matter of course (the
+# instances, the endpoints, the customer gateways a VPN names, the load balancers): recognised as AWS
+# evidence and kept (stored and hash-chained like every capture), but no check needs a fact from them, so
+# they give none. Recognising them keeps a complete `aws ec2 describe-*` dump from reading as unknown files.
+UNUSED_KEYS = frozenset(
+    {
+        "Reservations",  # ec2 describe-instances
+        "CustomerGateways",
+        "VpcEndpoints",
+        "VpcEndpointServices",
+        "PrefixLists",
+        "ManagedPrefixLists",
+        "DhcpOptions",
+        "Addresses",  # Elastic IPs
+        "TransitGatewayVpcAttachments",
+        "TransitGatewayPeeringAttachments",
+        "TransitGatewayConnects",
+        "SecurityGroupRules",  # the same rules as describe-security-groups, one per row
+        "LoadBalancers",  # elbv2 describe-load-balancers
+        "TargetGroups",
+        "TargetHealthDescriptions",
+        "ResolverEndpoints",  # route53resolver
+        "ResolverRules",
+    }
+)
+RESPONSE_KEYS = frozenset(_READERS) | UNUSED_KEYS  # what makes a JSON file a describe response (offline)
 # Top-level keys of CLI responses that do not name their resource: only readable from a named file.
 UNNAMED_KEYS = frozenset(
     {"Routes", "Associations", "TransitGatewayRouteTablePropagations", "ObjectLockConfiguration"}

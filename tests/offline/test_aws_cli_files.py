@@ -12,7 +12,7 @@ import pytest
 
 from auditor.capture import RawCapture
 from auditor.config.loader import parse_config
-from auditor.facts import AwsFlowLogDestination, AwsGateway, AwsTgwRouteTable, FactRecord
+from auditor.facts import AwsFlowLogDestination, AwsGateway, AwsTgwRouteTable, AwsVpc, FactRecord
 from auditor.normalize import Problem
 from auditor.store.reader import StoredFact
 from checks.base import FactView
@@ -208,3 +208,66 @@ def test_a_kubernetes_route_named_like_a_cli_file_is_not_taken_for_one(tmp_path:
     path = tmp_path / "app.routes.json"
     path.write_text(json.dumps(route))
     assert detect(path, path.read_bytes(), "app.routes.json") is None
+
+
+def test_cli_outputs_next_to_the_read_ones_are_kept_without_facts_or_problems(tmp_path: Path) -> None:
+    """A complete `aws ec2 describe-*` dump holds more than the checks read (instances, customer gateways,
+    endpoints): those files are recognised as AWS evidence and kept, with no fact and no problem; a JSON
+    with keys of no known response stays a problem."""
+    evidence = tmp_path / "us-east-1"
+    evidence.mkdir()
+    instances = {
+        "Reservations": [{"Instances": [{"InstanceId": "i-0a4c6e8f0b2d13579"}], "ReservationId": "r-01"}]
+    }
+    gateways = {
+        "CustomerGateways": [{"CustomerGatewayId": "cgw-0f6a8c0e2b4d7915f", "IpAddress": "198.51.100.7"}]
+    }
+    (evidence / "describe-instances.json").write_text(json.dumps(instances, indent=4))
+    (evidence / "describe-customer-gateways.json").write_text(json.dumps(gateways, indent=4))
+    (evidence / "describe-vpcs.json").write_text(
+        json.dumps({"Vpcs": [{"VpcId": "vpc-01", "CidrBlock": "10.0.0.0/16"}]})
+    )
+    view, problems, captures = _facts(tmp_path, evidence)
+    assert problems == []
+    assert sorted(Path(c.origin).name for c in captures) == [
+        "describe-customer-gateways.json",
+        "describe-instances.json",
+        "describe-vpcs.json",
+    ]
+    assert [f.record.subject() for f in view.of(AwsVpc)] == ["111122223333/us-east-1/vpc-01"]
+    assert sum(len(v) for v in view._by_kind.values()) == 1  # the VPC only
+    (evidence / "notes.json").write_text(json.dumps({"Reservation": "not an AWS response"}))
+    _, problems, captures = _facts(tmp_path, evidence)
+    assert len(captures) == 3 and [Path(p.origin).name for p in problems] == ["notes.json"]
+
+
+POD_AWS = Path(__file__).parents[2] / "examples" / "ai-pod" / "evidence" / "aws" / "us-west-2"
+POD_OPERATIONS = {
+    "describe-vpcs.json": ("ec2", "DescribeVpcs"),
+    "describe-subnets.json": ("ec2", "DescribeSubnets"),
+    "describe-route-tables.json": ("ec2", "DescribeRouteTables"),
+    "describe-internet-gateways.json": ("ec2", "DescribeInternetGateways"),
+    "describe-nat-gateways.json": ("ec2", "DescribeNatGateways"),
+    "describe-egress-only-internet-gateways.json": ("ec2", "DescribeEgressOnlyInternetGateways"),
+    "describe-vpn-gateways.json": ("ec2", "DescribeVpnGateways"),
+    "describe-transit-gateways.json": ("ec2", "DescribeTransitGateways"),
+    "describe-security-groups.json": ("ec2", "DescribeSecurityGroups"),
+    "describe-network-acls.json": ("ec2", "DescribeNetworkAcls"),
+    "describe-flow-logs.json": ("ec2", "DescribeFlowLogs"),
+    **OPERATIONS,
+}
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in POD_AWS.iterdir() if not p.name.startswith(".")), ids=lambda p: p.name
+)
+def test_the_ai_pods_aws_files_are_the_response_shapes_of_their_commands(path: Path) -> None:
+    """examples/ai-pod is meant to be what the CLI writes: every key of every file is in its operation's
+    botocore output shape (an error reply or an empty answer is what the CLI prints for those)."""
+    service, operation = next(op for suffix, op in POD_OPERATIONS.items() if path.name.endswith(suffix))
+    text = path.read_text().strip()
+    if not text.startswith("{"):
+        assert text == "" or "An error occurred (" in text
+        return
+    shape = botocore.session.get_session().get_service_model(service).operation_model(operation).output_shape
+    assert _unknown_keys(json.loads(text), shape, operation) == []
