@@ -39,9 +39,8 @@ def downgrade() -> None:
         batch_op.drop_constraint("pk_seals", type_="primary")
         batch_op.drop_column("resume")
         batch_op.create_primary_key("pk_seals", ["run_id"])
-    with op.batch_alter_table("runs", schema=None) as batch_op:
-        batch_op.drop_column("resumes")
-        batch_op.drop_column("heartbeat_at")
-        batch_op.drop_column("pid")
-        batch_op.drop_column("host")
+    # Not a batch copy of `runs` on SQLite: dropping the old table would break the other tables' foreign
+    # keys to it. ALTER TABLE ... DROP COLUMN (SQLite 3.35+, PostgreSQL) drops in place.
+    for column in ("resumes", "heartbeat_at", "pid", "host"):
+        op.execute(f"ALTER TABLE runs DROP COLUMN {column}")
     guards.install(resumable=False)

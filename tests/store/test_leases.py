@@ -149,3 +149,25 @@ def test_a_run_without_any_heartbeat_falls_back_to_its_start(engine: Engine, bad
     assert liveness(row(engine, writer.run_id)).status == "running"  # started just now
     later = datetime.now(UTC) + timedelta(seconds=LEASE_SECONDS + 5)
     assert liveness(row(engine, writer.run_id), now=later).status == "interrupted"
+
+
+def test_0004_keeps_sealed_runs_verifiable_down_and_up(engine: Engine) -> None:
+    """Runs sealed before 0004 (no lease, resume 0) verify after it, and 0004 goes down and up with data."""
+    from alembic import command
+
+    from auditor.store.engine import alembic_config, current_revision, head_revision
+    from tests.store.tamper_kit import SIGNER, build_run
+
+    run_id = build_run(engine)
+    cfg = alembic_config()
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0003_tamper_evidence")
+    assert current_revision(engine) == "0003_tamper_evidence"
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+    assert current_revision(engine) == head_revision()
+    assert verify_run(engine, run_id, SIGNER.public_raw).ok
+    refused(engine, "UPDATE runs SET resumes = 1 WHERE id = :r", {"r": run_id})  # guards back in place
+    assert liveness(row(engine, run_id)).status == "partial"
