@@ -254,6 +254,8 @@ POD_OPERATIONS = {
     "describe-security-groups.json": ("ec2", "DescribeSecurityGroups"),
     "describe-network-acls.json": ("ec2", "DescribeNetworkAcls"),
     "describe-flow-logs.json": ("ec2", "DescribeFlowLogs"),
+    "describe-customer-gateways.json": ("ec2", "DescribeCustomerGateways"),
+    "describe-vpc-endpoints.json": ("ec2", "DescribeVpcEndpoints"),
     **OPERATIONS,
 }
 
