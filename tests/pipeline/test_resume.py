@@ -4,6 +4,7 @@ stores."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -138,4 +139,15 @@ def test_the_postgres_lock_session_notices_a_dead_machine(pg_url: str) -> None:
         assert lock._conn is not None
         assert lock._conn.execute(text("SHOW tcp_keepalives_idle")).scalar() in ("15", "15s")
         lock.ping()
+    engine.dispose()
+
+
+def test_a_run_whose_writer_is_alive_is_not_taken_over(sqlite_url: str) -> None:
+    from auditor.pipeline.resume import check_resumable
+    from auditor.store.writer import RunWriter
+
+    engine = open_store(sqlite_url)
+    writer = RunWriter.start(engine, config={}, config_sha256="0" * 64, scope="s")  # this process writes it
+    with pytest.raises(ResumeRefused, match=f"run {writer.run_id} is still running \\(process {os.getpid()}"):
+        check_resumable(engine, writer.run_id, "0" * 64, None)
     engine.dispose()
