@@ -98,7 +98,8 @@ def _number(port: Any) -> Any:
 
 
 # Objects Calico makes itself: a profile per namespace (`kns.`) and service account (`ksa.`), the
-# default-allow profile, and its built-in tiers. Live-only, they are not drift.
+# default-allow profile, its built-in tiers, and `knp.default.<name>`, its read-only view of a Kubernetes
+# NetworkPolicy (compared as the NetworkPolicy itself). Live-only, they are not drift.
 _GENERATED_PROFILES = ("kns.", "ksa.", "projectcalico-default-allow")
 _BUILTIN_TIERS = frozenset(
     {"default", "adminnetworkpolicy", "baselineadminnetworkpolicy", "kube-admin", "kube-baseline"}
@@ -109,6 +110,8 @@ def generated(rec: K8sNetworkPolicy) -> bool:
     """An object the CNI creates itself, never written by anyone (so never expected in git)."""
     if rec.flavor == PolicyFlavor.CALICO_PROFILE:
         return rec.name.startswith(_GENERATED_PROFILES)
+    if rec.flavor == PolicyFlavor.CALICO:  # calicoctl's view of a Kubernetes NetworkPolicy
+        return rec.name.startswith("knp.default.")
     return rec.flavor == PolicyFlavor.CALICO_TIER and rec.name in _BUILTIN_TIERS
 
 
