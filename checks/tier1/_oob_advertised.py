@@ -8,9 +8,11 @@ A management VRF (on an OOB-tier device its default VRF too) leaks OOB space whe
 - it exports a route target that a VRF which is not a management VRF imports, anywhere in the fabric
   (one graph of exports and imports over every device of the run);
 - a VRF that is not a management VRF leaks routes from it (a leak statement naming the management VRF).
-BGP neighbours named by a peer group or an interface (unnumbered) cannot be placed and are not counted
-as outsiders; a VRF that advertises OOB space while its BGP neighbours were not collected is
-NOT_ASSESSED.
+A `bgp listen range` counts as one neighbour: an outsider unless the whole range is OOB space (or jump
+hosts). BGP neighbours named by a peer group or an interface (unnumbered) cannot be placed and are not
+counted as outsiders (an unnumbered session runs over a port of the management VRF or of the OOB switch,
+whose dedication T1-OOB-SWITCH-DEDICATED judges); a VRF that advertises OOB space while its BGP
+neighbours were not collected is NOT_ASSESSED.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from auditor.enums import FactKind
 from auditor.facts import BgpNeighbor, FactRecord, Vrf
 from auditor.store.reader import StoredFact
 from checks.base import CheckContext
-from checks.netutil import address
+from checks.netutil import address, network
 from checks.tier1._common import Oob
 
 
@@ -96,9 +98,7 @@ def _advertised(
     outsiders = [
         n
         for n in peers
-        if address(n.record.peer) is not None
-        and not oob.in_oob(n.record.peer)
-        and not oob.is_jump_host(n.record.peer)
+        if _placed(n.record.peer) and not oob.in_oob(n.record.peer) and not oob.is_jump_host(n.record.peer)
     ]
     if outsiders:
         who = ", ".join(
@@ -107,3 +107,9 @@ def _advertised(
         )
         leak.problems.append(f"advertises {', '.join(advertised)} to non-OOB BGP neighbour(s) {who}")
         leak.facts.extend(outsiders)
+
+
+def _placed(peer: str) -> bool:
+    """A peer address, or a `bgp listen range` prefix (any peer inside it may connect: it is judged
+    whole, an outsider unless it lies entirely in OOB space or the jump hosts)."""
+    return address(peer) is not None or ("/" in peer and network(peer) is not None)
