@@ -1,4 +1,5 @@
-"""SONiC: the running config_db JSON, over SSH (Netmiko's linux class: SONiC's admin shell)."""
+"""SONiC: the running config_db JSON, over SSH (Netmiko's linux class: SONiC's admin shell); offline also
+the FRR configuration kept beside it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ PLATFORM = Platform(
     aliases=("sonic-os", "dellemc.enterprise_sonic.sonic", "enterprise_sonic"),
     netmiko_device_type="linux",
     commands=(Command("show runningconfiguration all", "sonic.config-db", "the running config_db JSON"),),
-    normalizers={"sonic.config-db": "collectors.platforms.sonic.config_db:normalize_config_db"},
+    normalizers={
+        "sonic.config-db": "collectors.platforms.sonic.config_db:normalize_config_db",
+        # the FRR config beside config_db.json (frr.conf, bgpd.conf): BGP in split routing mode
+        "sonic.frr": "collectors.platforms.sonic.frr:normalize_frr",
+    },
     offline_format="sonic.config-db",
     detect=detect,
     fixtures="tests/fixtures/sonic",

@@ -1,10 +1,11 @@
-"""Is this file a SONiC config_db: nested (`{"PORT": {...}}`) or a flat redis dump (`"PORT|Ethernet0"`)?"""
+"""Is this file a SONiC config_db (nested `{"PORT": {...}}` or a flat redis dump `"PORT|Ethernet0"`), or
+the FRR configuration SONiC keeps beside it (frr.conf, bgpd.conf, staticd.conf)?"""
 
 from __future__ import annotations
 
 import re
 
-from collectors.parsing.detect import json_head, score
+from collectors.parsing.detect import hostname, json_head, score
 from collectors.platforms.registry import Detected
 
 MARKERS = (
@@ -25,9 +26,27 @@ MARKERS = (
 )
 
 
+_M = re.MULTILINE
+# FRR writes these and no other OS does; `router bgp` alone is every OS's, so it only adds to them.
+FRR_MARKERS = (
+    (re.compile(r"^frr (version|defaults) ", _M), 4),
+    (re.compile(r"^service integrated-vtysh-config\s*$", _M), 3),
+    (re.compile(r"^exit-vrf\s*$", _M), 2),
+    (re.compile(r"^router bgp \d+", _M), 1),
+)
+FRR_FILES = ("frr.conf", "bgpd.conf", "staticd.conf", "zebra.conf")
+
+
+def detect_frr(name: str, text: str) -> Detected | None:
+    strong = score(text, FRR_MARKERS[:3]) + (2 if name.endswith(FRR_FILES) else 0)
+    if not strong:
+        return None
+    return Detected("sonic.frr", hostname(text), strong + score(text, FRR_MARKERS[3:]))
+
+
 def detect(name: str, text: str) -> Detected | None:
     if not text.lstrip().startswith("{"):
-        return None
+        return detect_frr(name, text)
     points = score(text, MARKERS) + (2 if name.endswith(("config_db.json", "config_db.json.gz")) else 0)
     if not points:
         return None
