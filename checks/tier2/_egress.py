@@ -109,10 +109,17 @@ class Destinations:
 
 
 def service_addresses(cluster: Cluster) -> IPSet:
-    """Cluster IPs of the cluster's Services: in-cluster destinations, never "the internet"."""
+    """In-cluster destinations, never "the internet": the cluster IPs of the cluster's Services and the
+    nodes' addresses (those of its host-network pods: kube-apiserver, kubelet, the CNI agents), which
+    Cilium's `host`/`remote-node`/`kube-apiserver` entities name too."""
 
     def build() -> list[IPSet]:
         ips = [s.record.cluster_ip for s in cluster.model.services if s.record.cluster_ip]
+        for pods in (cluster.model.pods or {}).values():
+            for pod in pods:
+                rec = pod.record
+                if rec.host_network and rec.phase not in ("Succeeded", "Failed"):
+                    ips += [*rec.ips, *([rec.ip] if rec.ip else [])]
         return [IPSet.parse(*[ip for ip in ips if ip and ip != "None"])]
 
     return cluster.model.cached(("service-ips", ""), build)[0]
