@@ -189,14 +189,18 @@ def write_archive(path: Path, root: str, files: dict[str, bytes], mtime: float) 
     """A plain gzip'd tar (system `tar xzf` opens it): one directory, regular files only, fixed owner."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    with tarfile.open(tmp, "w:gz", format=tarfile.PAX_FORMAT) as tar:
-        for name in sorted(files):
-            data = files[name]
-            info = tarfile.TarInfo(f"{root}/{name}")
-            info.size, info.mtime, info.mode = len(data), mtime, 0o644
-            info.uname = info.gname = "auditor"
-            tar.addfile(info, io.BytesIO(data))
-    tmp.replace(path)
+    try:
+        with tarfile.open(tmp, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+            for name in sorted(files):
+                data = files[name]
+                info = tarfile.TarInfo(f"{root}/{name}")
+                info.size, info.mtime, info.mode = len(data), mtime, 0o644
+                info.uname = info.gname = "auditor"
+                tar.addfile(info, io.BytesIO(data))
+        tmp.replace(path)  # readers never see a half-written pack
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 

@@ -78,10 +78,18 @@ def pack(
     )
 
 
-def verify_pack_command(path: Path, pubkey: str | None, config: Path | None) -> None:
+def verify_pack_command(
+    path: Path, pubkey: str | None, config: Path | None, *, run: int | None = None, store: str | None = None
+) -> None:
     """Verify a pack with no store and no network; exit 1 naming every file that does not match."""
     from auditor.evidence.signing import pinned_key
     from reports.pack_verify import verify_pack
+
+    if run is not None or store is not None:
+        raise ConfigError(
+            f"{path}: a pack is verified on its own; --run and --store name a run in a store",
+            hint="give either PACK or --run N, not both",
+        )
 
     pin = pinned_key(pubkey, None)
     if pin is None and config is not None:

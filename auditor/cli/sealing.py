@@ -73,12 +73,26 @@ def describe(m: Mismatch) -> str:
 
 @app.command()
 def verify(
-    run: RunOpt = None, config: ConfigOpt = None, store: StoreOpt = None, pubkey: PubkeyOpt = None
+    pack: Annotated[
+        Path | None,
+        typer.Argument(help="an evidence pack (`auditor pack`, or its unpacked directory): no store used"),
+    ] = None,
+    run: RunOpt = None,
+    config: ConfigOpt = None,
+    store: StoreOpt = None,
+    pubkey: PubkeyOpt = None,
 ) -> None:
     """Recompute every capture hash, the chain, the seal document and its signature; name every change.
-    A run that is not sealed does not verify; verify says whether it is running or interrupted."""
+    A run that is not sealed does not verify; verify says whether it is running or interrupted.
+    With PACK, the evidence pack is verified offline instead and its findings re-derived."""
     from auditor.cli.runstate import run_state, unsealed_note
     from auditor.evidence.verify import verify_run
+
+    if pack is not None:
+        from auditor.cli.pack import verify_pack_command
+
+        verify_pack_command(pack, pubkey, config, run=run, store=store)
+        return
 
     engine = store_engine(config, store)
     run_id = resolve_run(engine, run)
