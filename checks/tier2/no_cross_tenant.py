@@ -10,7 +10,10 @@ are the namespaces the intent selects, grouped by `tenant_label` when set.
 
 Kubernetes ipBlocks are read as netpol-analyzer reads them (never the cluster's own pods); so, when pod
 IPs are in the evidence (K8sPod.ip), an allow rule whose address block holds another tenant's pod
-addresses is reported as well: CNIs differ on whether such blocks match pods.
+addresses is reported as well: CNIs differ on whether such blocks match pods. Not in a cluster that
+enforces Cilium policies: Cilium never matches its own endpoints by CIDR (ipBlock, toCIDR, toCIDRSet
+select addresses outside the cluster only, docs.cilium.io "Layer 3 policies"), so such a block admits
+no pod there.
 """
 
 from __future__ import annotations
@@ -87,7 +90,10 @@ class NoCrossTenant(Check):
                 for policy, _where, text in self._offenses(cluster, pod, others, peers_of):
                     offenses.add(policy, text)
                     bad = True
-            for policy, rule, peer in self._address_rules(cluster, subjects):
+            by_address = (
+                [] if cluster.model.compiled.mode == "cilium" else self._address_rules(cluster, subjects)
+            )
+            for policy, rule, peer in by_address:
                 reached = _pods_in_block(peer, set(others), pods)
                 if reached is not None:
                     offenses.add(policy, f"{rule} allows {peer.text}: {reached} from/into {rec.name}")
