@@ -167,3 +167,13 @@ end
     assert intfs["Vlan3003"].ipv4_virtual == ["10.131.0.1/32"]  # no subnet of its own to take a length from
     assert intfs["Vlan3004"].ipv4_virtual == []
     assert any("not-an-address" in p.message for p in result.problems)
+
+
+def test_range_expansion_is_bounded_on_hostile_input() -> None:
+    header = "interface " + ",".join(["Ethernet1-4000"] * 10)  # 40,000 blocks from 150 bytes
+    cfg = "hostname dut\n" + "\n".join(f"{header}\n   mtu 9214" for _ in range(3)) + "\nend\n"
+    result = parse(cfg)
+    assert len(facts_of(result, Interface)) == 4000  # the first header expands, each name once
+    assert [p.line for p in result.problems if "once ranges are expanded" in p.message] == [4, 6]
+    huge = "interface " + ",".join(["Ethernet1-4000"] * 100_000)  # 400 million names: never built
+    assert facts_of(parse(f"hostname dut\n{huge}\n   mtu 9214\nend\n"), Interface) == []

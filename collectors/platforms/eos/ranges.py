@@ -19,6 +19,7 @@ import re
 from collectors.parsing.config_tree import Config, Context, Node
 
 MAX_RANGE = 4096  # more interfaces than any switch has: a typo, not a range
+MAX_EXPANDED = 65536  # interface blocks after expansion, per config: beyond it, hostile input
 _HEADER = re.compile(r"interface (\S+)")
 _ITEM = re.compile(
     r"(?P<type>[A-Za-z](?:[A-Za-z-]*[A-Za-z])?)?(?P<path>(?:\d+/)*)(?P<lo>\d+)(?P<sub>\.\d+)?"
@@ -26,8 +27,9 @@ _ITEM = re.compile(
 )
 
 
-def expand_name(ctx: Context, spec: str, line: int) -> list[str]:
-    """The interfaces an `interface` header names; [spec] when it is one plain name or not a list."""
+def expand_name(ctx: Context, spec: str, line: int, limit: int = MAX_EXPANDED) -> list[str] | None:
+    """The interfaces an `interface` header names; [spec] when it is one plain name or not a list; None
+    when they would be more than `limit` (hostile input: nothing is built beyond it)."""
     if "," not in spec and not _is_range(spec):
         return [spec]
     names: list[str] = []
@@ -45,6 +47,8 @@ def expand_name(ctx: Context, spec: str, line: int) -> list[str]:
         if hi < lo or hi - lo >= MAX_RANGE:
             ctx.problem(line, f"interface range {item!r} runs backwards or is too long; skipped")
             continue
+        if len(names) + hi - lo + 1 > limit:
+            return None
         names += [f"{kind}{m['path']}{n}{m['sub'] or ''}" for n in range(lo, hi + 1)]
     return names
 
@@ -59,12 +63,18 @@ def merge_interfaces(ctx: Context, config: Config) -> Config:
     merged: dict[str, list[Node]] = {}
     headers: dict[str, int] = {}
     slots: list[Node | str] = []  # config order: other top-level nodes, or an interface's first place
+    budget = MAX_EXPANDED
     for node in config.nodes:
         m = _HEADER.fullmatch(node.text)
         if not m:
             slots.append(node)
             continue
-        for name in expand_name(ctx, m.group(1), node.line):
+        names = expand_name(ctx, m.group(1), node.line, budget)
+        if names is None:
+            ctx.problem(node.line, f"over {MAX_EXPANDED} interface blocks once ranges are expanded; skipped")
+            continue
+        budget -= len(names)
+        for name in names:
             if name not in merged:
                 merged[name], headers[name] = [], node.line
                 slots.append(name)
