@@ -226,3 +226,14 @@ interface Vlan2050
     assert virtual["Vlan2040"] == []  # IPv6 autoconfig: no IPv4 address
     assert virtual["Vlan2050"] == []  # erased with the port's other addresses by the VRF change
     assert not result.problems
+
+
+def test_interface_range_expansion_is_bounded() -> None:
+    header = "interface " + ",".join(["Ethernet1/1-4000"] * 10)  # 40,000 blocks from 170 bytes
+    cfg = "hostname n\n" + "\n".join(f"{header}\n  mtu 9216" for _ in range(3)) + "\n"
+    result = normalize_running_config(_capture(cfg.encode(), {"device": "n"}))
+    assert len([f for f in result.facts if isinstance(f, Interface)]) == 4000
+    assert [p.line for p in result.problems if "over" in p.message] == [4, 6]
+    huge = "interface " + ",".join(["Ethernet1/1-4000"] * 100_000)  # never built
+    result = normalize_running_config(_capture(f"hostname n\n{huge}\n  mtu 9216\n".encode(), {"device": "n"}))
+    assert not [f for f in result.facts if isinstance(f, Interface)]

@@ -28,6 +28,7 @@ from typing import Literal
 
 from auditor.facts import AclBinding, Interface
 from collectors.platforms.nxos.tree import (
+    MAX_IFNAMES,
     MAX_VLAN,
     Ctx,
     Node,
@@ -85,11 +86,14 @@ class IfState:
 def read_interfaces(roots: list[Node], ctx: Ctx) -> dict[str, IfState]:
     """Every `interface` block, merged by canonical name in config order (NX-OS merges them too)."""
     states: dict[str, IfState] = {}
+    budget = MAX_IFNAMES  # interface blocks once ranges are expanded, over the whole config
     for node in roots:
         spec = after_words(node.text, 1)
         if node.words[0] != "interface" or not _IF_SPEC.match(spec):
             continue  # also skips `interface breakout module 1 port 1 map 100g-4x`
-        for name in expand_ifnames(spec, ctx, node.line):
+        names = expand_ifnames(spec, ctx, node.line, budget)
+        budget -= len(names)
+        for name in names:
             # mgmt0 lives in the management VRF on NX-OS; it cannot be moved to another one.
             vrf = "management" if interface_type(name) == "management" else "default"
             state = states.setdefault(name, IfState(name=name, line=node.line, vrf=vrf))

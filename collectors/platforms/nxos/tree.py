@@ -106,8 +106,12 @@ def canon_ifname(raw: str) -> str:
     return m.group(1) + rest
 
 
-def expand_ifnames(spec: str, ctx: Ctx, line: int) -> list[str]:
-    """`Ethernet1/1-4, Ethernet1/7` -> each interface; a range ends in its last number."""
+MAX_IFNAMES = 65536  # interfaces one header may name: beyond it, hostile input, never built
+
+
+def expand_ifnames(spec: str, ctx: Ctx, line: int, limit: int = MAX_IFNAMES) -> list[str]:
+    """`Ethernet1/1-4, Ethernet1/7` -> each interface; a range ends in its last number. A header naming
+    more than `limit` interfaces is a problem and names none."""
     names: list[str] = []
     last_prefix = ""
     for raw in spec.split(","):
@@ -122,6 +126,9 @@ def expand_ifnames(spec: str, ctx: Ctx, line: int) -> list[str]:
             if hi < lo or hi - lo > 4096:
                 ctx.problem(line, f"interface range {part!r} is not a valid range; skipped")
                 continue
+            if len(names) + hi - lo + 1 > limit:
+                ctx.problem(line, f"interface list names over {limit} interfaces; skipped")
+                return []
             base = canon_ifname(m.group(1) + m.group(2))
             stem = base[: len(base) - len(m.group(2))]
             names.extend(f"{stem}{n}" for n in range(lo, hi + 1))
