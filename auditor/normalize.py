@@ -52,12 +52,18 @@ class NormalizeResult:
     facts: list[FactRecord] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     covers: set[FactKind] = field(default_factory=set)
+    # Kinds this capture shows are NOT known on its target, and why (a failed command whose answer the
+    # running config cannot stand in for, such as the route table): uncovered whatever else covers them.
+    gaps: dict[FactKind, str] = field(default_factory=dict)
 
     def add(self, fact: FactRecord) -> None:
         self.facts.append(fact)
 
     def coverage_facts(self, target: str, scope: str) -> list[Coverage]:
-        return [Coverage(target=target, covers=k, scope=scope) for k in sorted(self.covers)]
+        covered = [Coverage(target=target, covers=k, scope=scope) for k in sorted(self.covers)]
+        return covered + [
+            Coverage(target=target, covers=k, scope=scope, gap=why) for k, why in sorted(self.gaps.items())
+        ]
 
 
 Normalizer = Callable[[RawCapture], NormalizeResult]

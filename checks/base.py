@@ -72,8 +72,11 @@ class FactView:
     def __init__(self, facts: Sequence[StoredFact[FactRecord]]) -> None:
         self._by_kind: dict[FactKind, list[StoredFact[FactRecord]]] = defaultdict(list)
         self._coverage: dict[FactKind, set[str]] = defaultdict(set)
+        self._gaps: dict[FactKind, dict[str, str]] = defaultdict(dict)
         for f in reconcile(facts):
-            if isinstance(f.record, Coverage):
+            if isinstance(f.record, Coverage) and f.record.gap:
+                self._gaps[f.record.covers].setdefault(f.target, f.record.gap)
+            elif isinstance(f.record, Coverage):
                 self._coverage[f.record.covers].add(f.target)
             else:
                 self._by_kind[f.kind].append(f)
@@ -82,10 +85,14 @@ class FactView:
         return cast(list[StoredFact[R]], list(self._by_kind.get(model.kind, ())))
 
     def covered(self, target: str, kind: FactKind) -> bool:
-        return target in self._coverage.get(kind, set())
+        return target in self._coverage.get(kind, set()) and target not in self._gaps.get(kind, {})
 
     def covering(self, kind: FactKind) -> set[str]:
-        return set(self._coverage.get(kind, set()))
+        return self._coverage.get(kind, set()) - set(self._gaps.get(kind, {}))
+
+    def gap(self, target: str, kind: FactKind) -> str | None:
+        """Why `kind` is known NOT to be known on `target` (a failed command), if it is."""
+        return self._gaps.get(kind, {}).get(target)
 
 
 @dataclass(frozen=True)
@@ -172,7 +179,8 @@ class Check(ABC):
         for t in targets:
             missing = ctx.missing(t, kinds)
             if t.status == TargetStatus.FAILED or missing:
-                why = t.reason or f"no evidence of {', '.join(k.value for k in missing)}"
+                named = [f"{k.value} ({g})" if (g := ctx.facts.gap(t.name, k)) else k.value for k in missing]
+                why = t.reason or f"no evidence of {', '.join(named)}"
                 findings.append(self.not_assessed(t.name, f"{t.name}: not assessed: {why}", target=t.name))
             else:
                 ready.append(t)

@@ -54,6 +54,9 @@ class Coverage(FactRecord):
     target: str
     covers: FactKind
     scope: str = ""
+    # Non-empty: the opposite. This kind is NOT known on the target, for this reason (a command whose
+    # answer nothing else can stand in for failed), whatever other captures cover it.
+    gap: str = ""
 
     def subject(self) -> str:
         return f"{self.target}:{self.covers.value}"

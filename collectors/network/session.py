@@ -297,8 +297,9 @@ def _napalm_plan(job: DeviceJob) -> tuple[Callable[[], Any], Callable[[Any], Non
 class _Answers:
     """What one session's answers decide about the commands after them, from the platform's record:
     a command whose `requires` statement the running config (collected first) lacks is not sent, and a
-    reply a driver raised instead of returning (EOS eAPI errors) is stored when the record says it means
-    "not configured" (the same `classify_reply` the normalizers' gate uses), else stays a failure."""
+    reply a driver raised instead of returning (EOS eAPI errors) is stored as that command's capture, for
+    the normalizers' gate (collectors.platforms.replies) to judge by the record: "not configured" or a
+    gap naming the command."""
 
     def __init__(self, platform: Platform) -> None:
         self.platform = platform
@@ -321,15 +322,16 @@ class _Answers:
         return skip
 
     def raised(self, job: DeviceJob, command: Command, exc: Exception) -> RawCapture:
+        """The device's answer a driver raised, stored as the capture of `command` with how it came in
+        meta["reply"]: the normalizers' gate reads it as "not configured" when the record says so, as an
+        error (a gap naming the command) otherwise. An exception carrying no answer is re-raised."""
         reply = _reply_in(exc)
-        if reply is not None:
-            text, how = reply
-            verdict = classify_reply(self.platform, text, command.command)
-            if verdict is not None and verdict[0] == "not-configured":
-                capture = _capture(job, command.format, command.command, text.encode(), command.command)
-                capture.meta["reply"] = how
-                return capture
-        raise exc
+        if reply is None:
+            raise exc
+        text, how = reply
+        capture = _capture(job, command.format, command.command, text.encode(), command.command)
+        capture.meta["reply"] = how
+        return capture
 
 
 def _reply_in(exc: BaseException) -> tuple[str, str] | None:

@@ -40,6 +40,10 @@ class Command:
     # as a typo). The live collector then does not send it: the running config, collected first and
     # stored, is the evidence that the feature is off.
     requires: re.Pattern[str] | None = None
+    # Fact kinds only this command's answer can tell (the running config cannot: a route table holds the
+    # routes learned by BGP). When it fails, those kinds are not covered on the device, whatever the
+    # config covers, so the checks needing them are NOT_ASSESSED, not passed on the config's few routes.
+    live_only: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,17 @@ def _line(text: str, at: int) -> str:
     return text[start : end if end >= 0 else len(text)].strip()
 
 
+def _withheld(platform: Platform, capture: RawCapture, result: NormalizeResult) -> NormalizeResult:
+    """A declared command's `live_only` kinds that its answer did not cover are gaps on the device."""
+    declared = platform.command(capture.meta.get("command"))
+    if declared is None:
+        return result
+    for kind in (FactKind(k) for k in declared.live_only):
+        if kind not in result.covers:
+            result.gaps[kind] = f"`{declared.command}` gave no usable answer"
+    return result
+
+
 def _naming(capture: RawCapture, result: NormalizeResult) -> NormalizeResult:
     """Every problem with a live capture names the command it answered, so a gap says what to re-run."""
     asked = capture.meta.get("command")
@@ -123,6 +134,9 @@ def gate(platform: Platform, fmt: str, normalize: Normalizer) -> Normalizer:
     whole_config = fmt in platform.config_formats
 
     def gated(capture: RawCapture) -> NormalizeResult:
+        return _withheld(platform, capture, read(capture))
+
+    def read(capture: RawCapture) -> NormalizeResult:
         text = capture.content.decode("utf-8", errors="replace")
         declared = platform.command(capture.meta.get("command"))
         if not text.strip() and declared is not None:
@@ -131,6 +145,10 @@ def gate(platform: Platform, fmt: str, normalize: Normalizer) -> Normalizer:
             if declared.kinds:
                 return NormalizeResult(covers={FactKind(k) for k in declared.kinds})
         reply = classify_reply(platform, text, capture.meta.get("command"))
+        raised = capture.meta.get("reply")  # the driver raised this answer (EOS eAPI): it is an error
+        if raised and (reply is None or reply[0] != "not-configured"):
+            line = reply[1] if reply else text.strip().splitlines()[0] if text.strip() else ""
+            reply = ("error", f"{raised}: {line}" if line else raised)
         if reply is not None and reply[0] == "error":
             what = f"{platform.title} answered `{_command(capture)}` with an error ({reply[1]!r})"
             return _gap(capture, what)

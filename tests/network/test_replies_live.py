@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from auditor.capture import RawCapture
-from auditor.enums import FactKind
+from auditor.enums import FactKind, RunStatus
 from auditor.normalize import NormalizerRegistry, Problem
 from auditor.pipeline.audit import run_audit
 from auditor.store.engine import open_store
@@ -121,14 +121,61 @@ def test_eos_without_vxlan_is_not_configured_not_a_gap(sim: DevSim, tmp_path: Pa
 
 
 def test_the_same_words_answering_another_command_are_a_gap(sim: DevSim, tmp_path: Path) -> None:
-    """Decoy: "Interface does not exist" means "no VXLAN" only as the answer to the VXLAN command."""
+    """Decoy: "Interface does not exist" means "no VXLAN" only as the answer to the VXLAN command. Any
+    other error eAPI raises is kept as that command's capture and read as a gap naming it; the route
+    table being the only source of learned routes, routes are then unknown on the switch."""
+    route = "show ip route vrf all | json"
     dev = _no_vxlan_eos("be-spine8")
-    dev.errors["show ip route vrf all | json"] = "% Interface does not exist"
+    dev.errors[route] = "% Interface does not exist"
     sim.add(dev)
     got = _collect(sim, tmp_path, dev)
-    gaps = [str(p) for p in got if isinstance(p, Problem)]
-    assert len(gaps) == 1 and "show ip route vrf all | json" in gaps[0], gaps
-    assert "show ip route vrf all | json" not in _normalized(got)
+    assert [p for p in got if isinstance(p, Problem)] == []
+    read = _normalized(got)
+    capture, result = read[route]
+    assert capture.meta["reply"].startswith("eAPI error 1000:")
+    assert (result.facts, result.covers) == ([], set())
+    assert len(result.problems) == 1 and route in result.problems[0].message
+    assert set(result.gaps) == {FactKind.ROUTE} and route in result.gaps[FactKind.ROUTE]
+    assert read[VXLAN][1].covers == {FactKind.VXLAN_VNI}
+
+
+BACKEND = {
+    "tiers": {
+        "backend": {"cidrs": ["10.30.0.0/15"], "vrfs": ["VRF10", "VRF11"], "devices": ["be-*"]},
+        "oob": {"cidrs": ["10.250.0.0/16"], "vrfs": ["MGMT"]},
+    }
+}
+
+
+def _findings(cfg: Any, run: int, check: str) -> list[Any]:
+    engine = open_store(cfg.store)
+    found = [f for f in RunReader(engine, run).findings() if f.check_id == check]
+    engine.dispose()
+    return found
+
+
+def test_a_refused_route_table_makes_route_checks_not_assessed(sim: DevSim, tmp_path: Path) -> None:
+    """The issue's case: with the route table refused, the config's few static routes must not let
+    T3-VRF-NO-DEFAULT-ROUTE pass; the finding names the command. Decoy: the same switch whose route
+    table answers is assessed."""
+    route = "show ip route vrf all | json"
+    refused = profiles.eos("be-leaf31")
+    refused.errors[route] = f"% Authorization denied for command '{route}'"
+    answered = profiles.eos("be-leaf32")
+    for dev in (refused, answered):
+        sim.add(dev)
+    cfg = config([entry(sim, refused), entry(sim, answered)], tmp_path, intent=BACKEND)
+    outcome = run_audit(cfg, render=False)
+    assert outcome.seal.status == RunStatus.PARTIAL and outcome.exit_code != 0
+    by_device = {
+        d.name: [f for f in _findings(cfg, outcome.run_id, "T3-VRF-NO-DEFAULT-ROUTE") if f.target == d.name]
+        for d in (refused, answered)
+    }
+    assert by_device[refused.name] and all(f.status == "NOT_ASSESSED" for f in by_device[refused.name])
+    assert all(route in f.message for f in by_device[refused.name]), [
+        f.message for f in by_device[refused.name]
+    ]
+    assert by_device[answered.name] and all(f.status in ("PASS", "FAIL") for f in by_device[answered.name])
 
 
 def test_an_audit_of_an_eos_switch_without_vxlan_is_complete(sim: DevSim, tmp_path: Path) -> None:

@@ -14,7 +14,8 @@ PLATFORM = Platform(
     napalm_driver="eos",
     running_config=Command("show running-config", "eos.running-config", "the running config"),
     commands=(
-        Command("show ip route vrf all | json", "eos.show-json", "routes per VRF"),
+        # the RIB: routes learned by BGP are in no config, so a failed answer leaves routes unknown
+        Command("show ip route vrf all | json", "eos.show-json", "routes per VRF", live_only=("route",)),
         Command("show ip access-lists | json", "eos.show-json", "ACLs"),
         Command("show ip access-lists summary | json", "eos.show-json", "where ACLs apply"),
         Command("show priority-flow-control | json", "eos.show-json", "PFC per interface"),

@@ -15,7 +15,12 @@ PLATFORM = Platform(
     driver_class="collectors.network.drivers:ReadOnlyIOSDriver",
     running_config=Command("show running-config", "ios.running-config", "the running config"),
     commands=(
-        Command("show ip route vrf *", "ios.show-text", "routes per VRF (TextFSM cisco_ios show ip route)"),
+        Command(  # the RIB: learned routes are in no config, so a failed answer leaves routes unknown
+            "show ip route vrf *",
+            "ios.show-text",
+            "routes per VRF (TextFSM cisco_ios show ip route)",
+            live_only=("route",),
+        ),
         Command(
             "show ip access-lists", "ios.show-text", "ACLs (TextFSM)", kinds=("acl",), empty_means_none=True
         ),

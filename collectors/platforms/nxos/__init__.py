@@ -15,7 +15,8 @@ PLATFORM = Platform(
     driver_class="collectors.network.drivers:ReadOnlyNXOSSSHDriver",
     running_config=Command("show running-config", "nxos.running-config", "the running config"),
     commands=(
-        Command("show ip route vrf all | json", "nxos.show-json", "routes per VRF"),
+        # the RIB: routes learned by BGP are in no config, so a failed answer leaves routes unknown
+        Command("show ip route vrf all | json", "nxos.show-json", "routes per VRF", live_only=("route",)),
         # NX-OS answers `| json` for a table with no rows with nothing at all (ansible/ansible#50811,
         # "Nexus JSON output cases: 0 element: missing structure or empty string")
         Command(
