@@ -39,6 +39,7 @@ SOURCE_OF = {
     "aws.describe": "ec2 describe_* response",
     "aws.flowlog": "vpc flow log file",
     "opensm.partitions": "OpenSM partitions.conf",
+    "sonic.frr": "FRR configuration (frr.conf)",
 }
 SUPPORTED = (
     "network device configs and show outputs, Kubernetes manifests (.yaml/.yml/.json), AWS CLI / "
@@ -168,7 +169,7 @@ class OfflineFilesCollector:
         candidates: tuple[str, ...] = (),
     ) -> tuple[TargetSpec | None, str, dict[str, str], Problem | None]:
         if fmt == UNKNOWN_CONFIG or platform_of_format(fmt) is not None:
-            name = hostname or path.stem
+            name = hostname or device_name(path)
             # The hint decides only what detection cannot: a file whose content names its platform is
             # read as that platform whatever the hint says (a hint applied to it would mis-read it).
             if fmt == UNKNOWN_CONFIG and source.platform is not None:
@@ -296,6 +297,20 @@ class OfflinePayload:
 
     files: list[tuple[str, str, dict[str, str], str]]
     limit: int
+
+
+# Files that every device of an OS has under the same name: a per-device directory names the device
+# (batfish's snapshot layout: sonic_configs/leaf01/{config_db.json,frr.conf})
+GENERIC_STEMS = frozenset(
+    {"config_db", "frr", "bgpd", "staticd", "zebra", "startup", "nvue", "running-config", "running_config"}
+)
+
+
+def device_name(path: Path) -> str:
+    """The device a config file without a hostname describes: its file name, or for a name every device's
+    file has (config_db.json, frr.conf, startup.yaml) the directory holding it."""
+    stem = path.name.split(".")[0]
+    return path.parent.name if stem.lower() in GENERIC_STEMS and path.parent.name else path.stem
 
 
 def _source_of(fmt: str, meta: dict[str, str]) -> str:
