@@ -408,3 +408,25 @@ def test_untyped_interfaces_by_name_state_as_value_and_default_trust() -> None:
     }
     trust = {q.interface: (q.pfc_no_drop_priorities, q.trust) for q in _of(result, QosInterface)}
     assert trust == {"swp1s2": ([3], "cos"), "swp2": ([3], "cos")}
+
+
+def test_vrr_gateway_addresses_are_virtual_addresses() -> None:
+    tree = {
+        "interface": {
+            "vlan3001": {
+                "type": "svi",
+                "vlan": 3001,
+                "ip": {
+                    "vrf": "RDMA-A",
+                    "address": {"10.128.3.2/24": {}},
+                    "vrr": {"enable": "on", "address": {"10.128.3.1/24": {}, "fd00:3001::1/64": {}}},
+                },
+            },
+            "vlan3002": {"type": "svi", "ip": {"vrr": {"enable": "off", "address": {"10.129.3.1/24": {}}}}},
+        }
+    }
+    i = {x.name: (x.ipv4, x.ipv4_virtual, x.ipv6) for x in _of(_run(tree), Interface)}
+    assert i == {
+        "vlan3001": (["10.128.3.2/24"], ["10.128.3.1/24"], ["fd00:3001::1/64"]),
+        "vlan3002": ([], [], []),
+    }

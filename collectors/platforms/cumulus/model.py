@@ -2,8 +2,10 @@
 
 The tree (NVIDIA's NVUE reference; keys are the `nv set` path words):
 - interface/NAME: type (swp, bond, svi, loopback, eth, ...), link/{mtu, speed, state/{up|down}},
-  description, ip/{vrf, address/{A/L: {}}}, bond/member/{swp: {}}, bridge/domain/DOMAIN/{access: VLAN,
-  vlan: {VLAN: {}}, untagged: VLAN}, acl/NAME/{inbound|outbound: {}}, vlan (an SVI's VLAN).
+  description, ip/{vrf, address/{A/L: {}}, vrr/{address/{A/L: {}}, enable}} (VRR: the virtual gateway
+  address shared by an MLAG or EVPN pair, ipv4_virtual; IPv6 ones join ipv6), bond/member/{swp: {}},
+  bridge/domain/DOMAIN/{access: VLAN, vlan: {VLAN: {}}, untagged: VLAN}, acl/NAME/{inbound|outbound: {}},
+  vlan (an SVI's VLAN).
 - bridge/domain/DOMAIN: vlan/{VLAN: {vni: {VNI: {}}}}, untagged (the native VLAN, default 1). A port
   in a domain without its own vlan list carries every VLAN of the domain (a trunk).
 - vrf/NAME: router/static/PREFIX/via/{HOP|INTERFACE|blackhole: {vrf: OTHER (a leak)}} (+ distance),
@@ -115,6 +117,9 @@ def read_interfaces(ctx: Context, tree: Tree) -> tuple[list[Interface], list[Acl
             continue  # its lanes are the swpNsM ports; the parent is no port of its own
         ip = d(body.get("ip"))
         addresses = [a for a in (ip_interface(k) for k in d(ip.get("address")) if k != "dhcp") if a]
+        vrr = d(ip.get("vrr"))
+        on = str(vrr.get("enable", "on")) != "off"
+        virtual = [a for a in (ip_interface(k) for k in d(vrr.get("address"))) if a] if on else []
         bad = [k for k in d(ip.get("address")) if k != "dhcp" and ip_interface(k) is None]
         for k in bad:
             ctx.problem(None, f"interface {name}: cannot read address {k!r}; skipped")
@@ -148,7 +153,8 @@ def read_interfaces(ctx: Context, tree: Tree) -> tuple[list[Interface], list[Acl
                 mtu=as_int(link.get("mtu")),
                 speed_mbps=_speed(link.get("speed")),
                 ipv4=[a for a in addresses if ":" not in a],
-                ipv6=[a for a in addresses if ":" in a],
+                ipv4_virtual=[a for a in virtual if ":" not in a],
+                ipv6=[a for a in addresses + virtual if ":" in a],
                 port_channel=members.get(name),
             )
         )
