@@ -95,8 +95,9 @@ def read_pack(path: Path) -> dict[str, bytes]:
     try:
         tar = tarfile.open(path, "r:*")  # noqa: SIM115 - closed below; open errors are told apart
     except (OSError, tarfile.TarError) as exc:
+        why = "not a tar or .tar.gz file" if isinstance(exc, tarfile.ReadError) else str(exc)
         raise PackError(
-            f"{path}: not a readable pack archive ({exc})", hint="give the .tar.gz `auditor pack` wrote"
+            f"{path}: not a readable pack archive ({why})", hint="give the .tar.gz `auditor pack` wrote"
         ) from None
     files: dict[tuple[str, ...], bytes] = {}
     total = 0

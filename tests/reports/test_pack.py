@@ -17,7 +17,9 @@ from typing import Any
 import pytest
 
 from auditor.evidence.chain import sha256_hex
-from auditor.evidence.signing import generate_keypair, load_signer
+from auditor.evidence.signing import fingerprint, generate_keypair, load_signer, public_key_raw
+from auditor.store.engine import open_store
+from auditor.store.reader import RunNotFound
 from reports.pack import (
     CAPTURE_INDEX,
     FINDINGS_FILE,
@@ -26,6 +28,8 @@ from reports.pack import (
     REPORTS,
     SIGNATURE,
     UNSIGNED,
+    PackError,
+    build_pack,
     signature_bytes,
     to_json,
 )
@@ -146,9 +150,11 @@ def test_verify_from_an_empty_directory_with_no_store(lab: Path, pack: Path, tmp
 
 def test_another_key_fails_the_pin(lab: Path, pack: Path, tmp_path: Path) -> None:
     _, other, _ = generate_keypair(tmp_path / "other")
-    bad = run_cli("verify", str(pack), "--pubkey", str(other), cwd=tmp_path)
-    assert bad.returncode == 1
-    assert "signature.json: signed by key SHA256:" in flat(bad) and "not by the pinned key" in flat(bad)
+    bad = verify_pack(pack, public_key_raw(str(other)))
+    assert not bad.ok and not bad.pinned
+    [mismatch] = bad.mismatches
+    assert str(mismatch).startswith("signature.json: signed by key SHA256:")
+    assert "not by the pinned key" in str(mismatch)
 
 
 # -- a changed byte anywhere names its file ----------------------------------------------------------------
@@ -255,11 +261,11 @@ def test_an_unsigned_pack_says_so_in_plain_sight(lab: Path, tmp_path: Path) -> N
     assert files[README].startswith(b"Evidence pack") and b"\nUNSIGNED: nothing" in files[README]
     plain = run_cli("verify", str(path), cwd=tmp_path)
     assert plain.returncode == 0 and "pack: UNSIGNED: nothing proves who made this pack" in flat(plain)
-    pinned = run_cli("verify", str(path), "--pubkey", str(lab / "keys" / "auditor-signing.pub"), cwd=tmp_path)
-    assert pinned.returncode == 1
-    assert "signature.json: the pack is UNSIGNED, so it cannot be proven against the pinned key" in flat(
-        pinned
-    )
+    pinned = verify_pack(path, pubkey(lab))
+    assert [str(m) for m in pinned.mismatches] == [
+        "signature.json: the pack is UNSIGNED, so it cannot be proven against the pinned key "
+        f"SHA256:{fingerprint(pubkey(lab))[:16]}"
+    ]
 
 
 def test_reports_are_identical_in_two_packs_made_at_different_times(
@@ -284,8 +290,8 @@ def test_pack_refuses_a_key_other_than_the_seal_and_a_missing_run(lab: Path, tmp
     other = run_cli("pack", "--store", store, "-o", str(tmp_path), "--signing-key", str(private))
     assert other.returncode == 2
     assert "is sealed by key SHA256:" in flat(other) and "the pack key is" in flat(other)
-    missing = run_cli("pack", "--store", store, "--run", "7", "-o", str(tmp_path))
-    assert missing.returncode == 2 and "run 7 does not exist" in flat(missing)
+    with pytest.raises(RunNotFound, match="run 7 does not exist"):
+        build_pack(open_store(store), 7, tmp_path, None)
 
 
 def test_not_a_pack_is_a_clear_error(tmp_path: Path) -> None:
@@ -298,8 +304,8 @@ def test_not_a_pack_is_a_clear_error(tmp_path: Path) -> None:
         info = tarfile.TarInfo("../escape.txt")
         info.size = 1
         tar.addfile(info, io.BytesIO(b"x"))
-    escaped = run_cli("verify", str(evil), cwd=tmp_path)
-    assert escaped.returncode == 2 and "is not a plain relative path" in flat(escaped)
+    with pytest.raises(PackError, match="is not a plain relative path"):
+        verify_pack(evil)
     assert not (tmp_path.parent / "escape.txt").exists()
 
 
