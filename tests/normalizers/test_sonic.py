@@ -136,8 +136,14 @@ def test_addresses_and_vrfs_field_by_field(case: tuple[dict[str, Any], Normalize
                 expected[name] = (v4, v6, row["vrf_name"])
             if table == "MGMT_INTERFACE" and mgmt_on:
                 expected[name] = (v4, v6, "mgmt")
+    anycast = {
+        k
+        for k, row in tables.get("VLAN_INTERFACE", {}).items()
+        if row.get("static_anycast_gateway") == "true"
+    }
     for name, (v4, v6, vrf) in expected.items():
-        assert set(interfaces[name].ipv4) == v4, name
+        assert set(interfaces[name].ipv4 + interfaces[name].ipv4_virtual) == v4, name
+        assert (interfaces[name].ipv4_virtual != []) == (name in anycast and bool(v4)), name
         assert set(interfaces[name].ipv6) == v6, name
         assert interfaces[name].vrf == vrf, name
         assert interfaces[name].mode in ("routed", "access", "trunk"), name
@@ -311,7 +317,9 @@ def test_buildimage_sample_exact_values() -> None:
     assert (vrfs["default"].bgp_networks, vrfs["default"].bgp_redistribute) == (["21.0.0.0/8"], ["connected"])
     assert vrfs["default"].route_targets_import == [] and vrfs["default"].rd is None  # autort only
     interfaces = {i.name: i for i in _of(result, Interface)}
-    assert interfaces["Vlan111"].ipv4 == ["10.222.10.65/26"] and interfaces["Vlan111"].mtu == 9216
+    # VLAN_INTERFACE|Vlan111 static_anycast_gateway "true": its address is the SAG anycast gateway
+    assert (interfaces["Vlan111"].ipv4, interfaces["Vlan111"].ipv4_virtual) == ([], ["10.222.10.65/26"])
+    assert interfaces["Vlan111"].mtu == 9216
     assert interfaces["Ethernet12.10"].mode == "routed" and interfaces["Ethernet12.10"].ipv4 == [
         "10.0.1.56/31"
     ]

@@ -8,6 +8,8 @@ SONiC defaults read here (config_db omits them; values from the sonic-yang-model
   PORT/PORTCHANNEL (access/trunk/routed) wins when present.
 - L3 settings live in INTERFACE / PORTCHANNEL_INTERFACE / VLAN_INTERFACE / LOOPBACK_INTERFACE /
   VLAN_SUB_INTERFACE / MGMT_INTERFACE: "NAME" carries vrf_name, "NAME|A/L" one address.
+- A VLAN_INTERFACE with static_anycast_gateway "true" (SONiC's SAG, MAC in SAG|GLOBAL) answers its IPv4
+  addresses as the anycast gateway every leaf shares: they are ipv4_virtual (IPv6 stays in ipv6).
 - eth0 is in VRF "mgmt" when MGMT_VRF_CONFIG|vrf_global has mgmtVrfEnabled "true".
 - PORT speed is in Mb/s.
 """
@@ -48,6 +50,7 @@ class _Port:
     tagged: set[int] = field(default_factory=set)
     untagged: set[int] = field(default_factory=set)
     port_channel: str | None = None
+    anycast: bool = False  # VLAN_INTERFACE static_anycast_gateway: its addresses are the anycast gateway
 
 
 def mgmt_vrf_enabled(db: Db) -> bool:
@@ -101,6 +104,8 @@ def _read_l3(ctx: Context, db: Db, port: Callable[..., _Port]) -> None:
             if not addr:
                 if row.get("vrf_name"):
                     p.vrf = str(row["vrf_name"])
+                if table == "VLAN_INTERFACE" and str(row.get("static_anycast_gateway", "")).lower() == "true":
+                    p.anycast = True
                 if table == "VLAN_SUB_INTERFACE" and not p.row:
                     p.row = row
                 continue
@@ -165,7 +170,8 @@ def _build(ctx: Context, p: _Port, vlan_rows: dict[str, dict[str, object]]) -> I
         trunk_allowed_vlans=vlan_ranges(members) if mode == "trunk" else None,
         mtu=as_int(row.get("mtu")),
         speed_mbps=as_int(row.get("speed")),
-        ipv4=p.ipv4,
+        ipv4=[] if p.anycast else p.ipv4,
+        ipv4_virtual=p.ipv4 if p.anycast else [],
         ipv6=p.ipv6,
         port_channel=p.port_channel,
     )
