@@ -136,13 +136,15 @@ def _vpns_on(ctx: CheckContext, target: str, gateway_id: str) -> list[str]:
     ]
 
 
-def _eni_addresses(ctx: CheckContext, target: str, eni_id: str) -> list[str]:
-    if not eni_id.startswith("eni-"):
+def _eni_addresses(ctx: CheckContext, target: str, target_id: str) -> list[str]:
+    """The private addresses behind a route target: a network interface's, or those of the interfaces
+    attached to an instance (an EC2 firewall or NAT instance: the CLI names the route by its InstanceId)."""
+    if not target_id.startswith(("eni-", "i-")):
         return []
     return [
         ip
         for e in ctx.facts.of(AwsNetworkInterface)
-        if e.target == target and e.record.interface_id == eni_id
+        if e.target == target and target_id in (e.record.interface_id, e.record.attachment)
         for ip in e.record.private_ips
     ]
 
