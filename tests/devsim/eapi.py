@@ -57,6 +57,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self.server.stopping.wait()  # never answer
                 return
             refused = dev.errors.get(" ".join(text.split()))
+            if refused is not None and not refused.strip():  # no error, just nothing in the answer
+                results.append({"output": refused} if fmt == "text" else {})
+                continue
             if refused is not None:
                 self._reply(200, _error(req, i, params["cmds"], text, results, refused))
                 return

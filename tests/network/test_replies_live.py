@@ -88,7 +88,10 @@ def test_a_bad_reply_to_any_command_is_a_gap_naming_it(
             assert result.covers == set(), f"{command.command}: {label} counted as evidence"
             if result.problems or not _read_by_nothing(platform.name, capture, text_of(dev, command)):
                 assert any(command.command in p.message for p in result.problems), (command, result.problems)
-        else:  # the driver raised: the session reported it
+            # what only this answer can tell is a gap on the device, whatever the config covers
+            assert set(result.gaps) == {FactKind(k) for k in command.live_only}
+        else:  # the driver raised without the device's answer: the session reported it
+            assert not command.live_only, f"{command.command}: its gap needs the answer kept as a capture"
             assert any(command.command in p for p in session_gaps), (command.command, session_gaps)
 
 
