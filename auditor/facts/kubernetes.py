@@ -189,13 +189,14 @@ class IngressBackend(_Part):
 
 
 class K8sIngress(FactRecord):
-    """An Ingress, or an OpenShift Route (`resource: Route`): what the ingress controller exposes."""
+    """An Ingress, an OpenShift Route (`resource: Route`) or a Gateway API Gateway (`resource: Gateway`,
+    its HTTP, HTTPS and TLS listeners): what the ingress controller exposes."""
 
     kind: ClassVar[FactKind] = FactKind.K8S_INGRESS
     cluster: str
     namespace: str
     name: str
-    resource: Literal["Ingress", "Route"] = "Ingress"
+    resource: Literal["Ingress", "Route", "Gateway"] = "Ingress"
     ingress_class: str | None = None
     hosts: list[str] = []
     tls_hosts: list[str] = []  # hosts covered by a tls entry; ANY_TLS_HOST: an entry naming none

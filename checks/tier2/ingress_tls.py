@@ -5,8 +5,12 @@ covers `api.example.com`, not `a.b.example.com`, as in TLS certificate matching)
 that lists no host: the API defaults its hosts to the controller's wildcard host, i.e. every host the
 Ingress serves (the normalizer writes it `*`; the certificate in its Secret must then match them).
 Rules without a host (and a default backend) answer any host name: they are covered only when the
-Ingress has a `tls` entry at all. Gateway API listeners are not read yet. Every Ingress of every
-assessed cluster is judged, tenant or not: exposure does not care which namespace it comes from.
+Ingress has a `tls` entry at all. A Gateway API Gateway is judged the same way on its listeners: an
+HTTPS or TLS listener covers its hostname (every host without one), an HTTP listener's hostname must be
+covered by such a listener, and an HTTP listener without hostname is covered when the Gateway has any
+(the usual redirect listener beside an HTTPS one; a Gateway with HTTP listeners only fails). Every
+Ingress of every assessed cluster is judged, tenant or not: exposure does not care which namespace it
+comes from.
 """
 
 from __future__ import annotations
@@ -63,7 +67,9 @@ class IngressTls(Check):
             has_tls = bool(rec.tls_hosts or rec.tls_secrets)
             hostless = any(b.host is None for b in rec.backends) or not rec.hosts
             if hostless and not has_tls:
-                missing.append("any host (rules without a host / default backend)")
+                missing.append(
+                    "any host (rules without a host, a default backend, an HTTP listener without hostname)"
+                )
             served = ", ".join(rec.hosts) or "any host"
             if missing:
                 tls = (

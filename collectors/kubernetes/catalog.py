@@ -114,9 +114,18 @@ GROUPS: tuple[ResourceGroup, ...] = (
     ),
     ResourceGroup(
         FactKind.K8S_INGRESS,
-        _one(
-            ApiResource("networking.k8s.io", "v1", "ingresses", "Ingress", True, builtin=True),
-            ApiResource("route.openshift.io", "v1", "routes", "Route", True),  # OpenShift only
+        (
+            *_one(
+                ApiResource("networking.k8s.io", "v1", "ingresses", "Ingress", True, builtin=True),
+                ApiResource("route.openshift.io", "v1", "routes", "Route", True),  # OpenShift only
+            ),
+            # Gateway API Gateways (their listeners): v1 since Gateway API 1.0, v1beta1 before
+            Choice(
+                (
+                    ApiResource("gateway.networking.k8s.io", "v1", "gateways", "Gateway", True),
+                    ApiResource("gateway.networking.k8s.io", "v1beta1", "gateways", "Gateway", True),
+                )
+            ),
         ),
     ),
     ResourceGroup(

@@ -36,9 +36,12 @@ WORKLOAD_COVERS = {
     "Service": FactKind.K8S_SERVICE,
     "Ingress": FactKind.K8S_INGRESS,
     "Route": FactKind.K8S_INGRESS,
+    "Gateway": FactKind.K8S_INGRESS,
 }
 NAMESPACED = frozenset({*WORKLOAD_COVERS, "ConfigMap"})
 _ROUTE_GROUP = "route.openshift.io"
+_GATEWAY_GROUP = "gateway.networking.k8s.io"
+_WEB_LISTENERS = frozenset({"HTTP", "HTTPS", "TLS"})
 
 WorkloadHandler = Callable[[dict[str, Any], str], FactRecord | None]
 
@@ -52,6 +55,8 @@ def workload_handler(group: str, kind: str) -> WorkloadHandler | None:
         return ingress
     if kind == "Route" and group == _ROUTE_GROUP:
         return route
+    if kind == "Gateway" and group == _GATEWAY_GROUP:
+        return gateway
     if kind == "ConfigMap" and group == "":
         return dns_config
     return None
@@ -334,6 +339,63 @@ def route(body: dict[str, Any], cluster: str) -> K8sIngress:
         hosts=hosts,
         tls_hosts=hosts if termination else [],
         tls_secrets=[f"route tls ({termination})"] if termination else [],
+        backends=backends,
+    )
+
+
+# --- Gateway API Gateway ---------------------------------------------------------------------------
+
+
+def gateway(body: dict[str, Any], cluster: str) -> K8sIngress | None:
+    """A Gateway exposes hosts through its listeners (gateway.networking.k8s.io, "Gateway"): an HTTPS
+    listener terminates TLS for its `hostname` (none: every host, written `*`), a TLS listener carries
+    TLS to the backend (Passthrough) or terminates it; an HTTP listener serves its hostname in clear
+    text, and one without a hostname answers any host (a backend with no host, as an Ingress's default
+    backend). TCP and UDP listeners are not web listeners; a Gateway with none of the others is left
+    out. Which routes attach to a listener is not read: an HTTP listener beside HTTPS ones is judged
+    as an Ingress whose hosts also have TLS (the usual redirect listener)."""
+    _, namespace, name = _identity(body)
+    spec = mapping(body.get("spec"), "spec")
+    hosts: list[str] = []
+    tls_hosts: list[str] = []
+    secrets: list[str] = []
+    backends: list[IngressBackend] = []
+    web = False
+    for i, raw in enumerate(sequence(spec.get("listeners"), "spec.listeners")):
+        where = f"spec.listeners[{i}]"
+        listener = mapping(raw, where, allow_none=False)
+        protocol = string(listener.get("protocol"), f"{where}.protocol").upper()
+        if protocol not in _WEB_LISTENERS:
+            continue
+        web = True
+        hostname = _optional_string(listener.get("hostname"), f"{where}.hostname")
+        if hostname is not None and hostname not in hosts:
+            hosts.append(hostname)
+        if protocol == "HTTP":
+            if hostname is None:
+                backends.append(IngressBackend(host=None, path=f"listener {listener.get('name')}"))
+            continue
+        covered = hostname or ANY_TLS_HOST
+        if covered not in tls_hosts:
+            tls_hosts.append(covered)
+        tls = mapping(listener.get("tls"), f"{where}.tls")
+        if tls.get("mode") == "Passthrough":
+            secrets.append(f"listener {listener.get('name')} (TLS passthrough)")
+        for j, ref in enumerate(sequence(tls.get("certificateRefs"), f"{where}.tls.certificateRefs")):
+            secret = string(mapping(ref, f"{where}.tls.certificateRefs[{j}]").get("name"), f"{where}.name")
+            if secret not in secrets:
+                secrets.append(secret)
+    if not web:
+        return None
+    return K8sIngress(
+        cluster=cluster,
+        namespace=namespace,
+        name=name,
+        resource="Gateway",
+        ingress_class=_optional_string(spec.get("gatewayClassName"), "spec.gatewayClassName"),
+        hosts=hosts,
+        tls_hosts=tls_hosts,
+        tls_secrets=secrets,
         backends=backends,
     )
 

@@ -62,6 +62,7 @@ CILIUM_CRDS = [
     ("cilium.io", "v2", "ciliumnetworkpolicies", "CiliumNetworkPolicy", True),
     ("cilium.io", "v2", "ciliumclusterwidenetworkpolicies", "CiliumClusterwideNetworkPolicy", False),
     ("cilium.io", "v2", "ciliumcidrgroups", "CiliumCIDRGroup", False),
+    ("gateway.networking.k8s.io", "v1", "gateways", "Gateway", True),  # Cilium's Gateway API
 ]
 
 

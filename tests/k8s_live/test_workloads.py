@@ -235,6 +235,65 @@ spec:
     )
 
 
+GATEWAYS = b"""apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: web, namespace: infra}
+spec:
+  gatewayClassName: cilium
+  listeners:
+  - {name: http, protocol: HTTP, port: 80}
+  - name: https
+    protocol: HTTPS
+    port: 443
+    hostname: "*.example.com"
+    tls: {mode: Terminate, certificateRefs: [{kind: Secret, name: wildcard-tls}]}
+  - {name: db, protocol: TCP, port: 5432}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: demo, namespace: team-a}
+spec:
+  gatewayClassName: cilium
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, hostname: demo.example.org}
+  - name: tls
+    protocol: TLS
+    port: 443
+    hostname: db.example.org
+    tls: {mode: Passthrough}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: tcp-only, namespace: team-a}
+spec:
+  gatewayClassName: cilium
+  listeners:
+  - {name: redis, protocol: TCP, port: 6379}
+"""
+
+
+def test_gateway_listeners_read_as_what_they_expose() -> None:
+    """HTTPS/TLS listeners carry TLS for their hostname (none: `*`); an HTTP listener without hostname
+    answers any host; TCP listeners are not web listeners (a Gateway of them only is no fact)."""
+    result = _normalize(GATEWAYS)
+    web, demo = result.facts
+    assert isinstance(web, K8sIngress) and isinstance(demo, K8sIngress)
+    assert (web.resource, web.ingress_class, web.hosts, web.tls_hosts, web.tls_secrets) == (
+        "Gateway",
+        "cilium",
+        ["*.example.com"],
+        ["*.example.com"],
+        ["wildcard-tls"],
+    )
+    assert [b.host for b in web.backends] == [None]  # the HTTP listener without hostname
+    assert (demo.hosts, demo.tls_hosts, demo.tls_secrets) == (
+        ["demo.example.org", "db.example.org"],
+        ["db.example.org"],
+        ["listener tls (TLS passthrough)"],
+    )
+    assert FactKind.K8S_INGRESS in result.covers and not result.problems
+
+
 def test_hand_checked_ingress_tls_names_only_the_secret() -> None:
     (ingress,) = _normalize((WEBSITE / "tls-example-ingress.yaml").read_bytes()).facts
     assert isinstance(ingress, K8sIngress)
