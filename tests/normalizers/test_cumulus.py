@@ -28,7 +28,8 @@ from auditor.facts import (
     VxlanVni,
 )
 from auditor.normalize import NormalizeResult
-from collectors.platforms.cumulus.nvue import COVERS, normalize_nvue_json
+from collectors.platforms.cumulus.detect import detect
+from collectors.platforms.cumulus.nvue import COVERS, normalize_nvue_json, normalize_nvue_yaml
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "cumulus" / "synthetic_leaf01_nvue.json"
 
@@ -430,3 +431,59 @@ def test_vrr_gateway_addresses_are_virtual_addresses() -> None:
         "vlan3001": (["10.128.3.2/24"], ["10.128.3.1/24"], ["fd00:3001::1/64"]),
         "vlan3002": ([], [], []),
     }
+
+
+BARE_SET = """\
+set:
+  interface:
+    swp51:
+      type: swp
+    vlan10:
+      ip:
+        address:
+          10.1.10.2/24: {}
+        vrf: RED
+        vrr:
+          address:
+            10.1.10.1/24: {}
+          enable: on
+      type: svi
+      vlan: 10
+  system:
+    hostname: leaf1
+  vrf:
+    default:
+      router:
+        bgp:
+          enable: on
+          neighbor:
+            swp51:
+              peer-group: underlay
+              type: unnumbered
+          peer-group:
+            underlay:
+              remote-as: external
+"""
+
+
+def test_tree_under_a_bare_set_mapping_is_detected_and_read() -> None:
+    """NVUE's tree as a mapping under `set:` (no header list), as NVUE-based tools write it: detected and
+    read like startup.yaml (the unnumbered neighbour's remote-as comes from its peer group)."""
+    found = detect("leaf1.yml", BARE_SET)
+    assert found is not None and (found.format, found.hostname) == ("cumulus.nvue-yaml", "leaf1")
+    assert detect("values.yaml", "set:\n  image: nginx\n  replicas: 2\n") is None
+    result = normalize_nvue_yaml(
+        RawCapture(
+            target="leaf1",
+            format="cumulus.nvue-yaml",
+            source="leaf1.yml",
+            origin="evidence/leaf1.yml",
+            collected_at=datetime(2025, 3, 4, tzinfo=UTC),
+            content=BARE_SET.encode(),
+            meta={"device": "leaf1", "platform": "cumulus"},
+        )
+    )
+    assert result.problems == []
+    assert [(n.peer, n.remote_as) for n in _of(result, BgpNeighbor)] == [("swp51", "external")]
+    [svi] = [i for i in _of(result, Interface) if i.name == "vlan10"]
+    assert (svi.vrf, svi.ipv4, svi.ipv4_virtual) == ("RED", ["10.1.10.2/24"], ["10.1.10.1/24"])

@@ -1,4 +1,5 @@
-"""Is this file an NVUE config: `startup.yaml` / `nv config show` YAML, or `nv config show -o json`?"""
+"""Is this file an NVUE config: `startup.yaml` / `nv config show` YAML (a `- header`/`- set` list, or the
+tree under a bare `set:`), or `nv config show -o json`?"""
 
 from __future__ import annotations
 
@@ -53,12 +54,24 @@ def detect(name: str, text: str) -> Detected | None:
         ):
             points += 3
         return Detected("cumulus.nvue-json", _json_host(doc), points) if points else None
-    points = score(text, YAML_MARKERS)
+    points = score(text, YAML_MARKERS) or _bare_set(text)
     if not points:
         return None
     points += 1 if name == "startup.yaml" else 0
     host = _HOST_YAML.search(text)
     return Detected("cumulus.nvue-yaml", host.group(1) if host else None, points)
+
+
+_SET_MAPPING = re.compile(r"^set:\s*$", _M)
+_SET_BRANCH = re.compile(r"^  ([a-z-]+):\s*$", _M)
+
+
+def _bare_set(text: str) -> int:
+    """NVUE's tree as a mapping under a top-level `set:` (no header list), as NVUE-based tools write
+    it: `set:` at the start of a line with at least two NVUE branches indented under it."""
+    if not _SET_MAPPING.search(text):
+        return 0
+    return 2 if len(_BRANCHES & set(_SET_BRANCH.findall(text))) >= 2 else 0
 
 
 def _json_host(doc: object) -> str | None:
