@@ -185,3 +185,16 @@ def test_not_frr_is_a_problem_and_covers_nothing(text: str) -> None:
 def test_other_platforms_configs_are_not_taken_for_frr() -> None:
     eos = "hostname leaf1\n!\nrouter bgp 65101\n   neighbor 10.0.0.1 remote-as 65100\n!\nend\n"
     assert detect("leaf1.cfg", eos) is None
+
+
+def test_address_family_lines_at_the_same_indent_as_documentation_prints_them() -> None:
+    """NVIDIA's documentation prints `router bgp 65101 vrf RED` snippets with the address-family's lines at
+    its own indent; they belong to the address-family until `exit-address-family`."""
+    text = (
+        "hostname leaf01\n!\nrouter bgp 65101 vrf RED\n  address-family l2vpn evpn\n  rd 10.1.20.2:5\n"
+        "  route-target import 65102:4001\n  exit-address-family\n  neighbor 10.9.9.9 remote-as 65999\n!\n"
+    )
+    result = _run(text)
+    [vrf] = _of(result, Vrf)
+    assert (vrf.name, vrf.rd, vrf.route_targets_import) == ("RED", "10.1.20.2:5", ["65102:4001"])
+    assert [(n.vrf, n.peer, n.remote_as) for n in _of(result, BgpNeighbor)] == [("RED", "10.9.9.9", "65999")]

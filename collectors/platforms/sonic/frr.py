@@ -15,8 +15,10 @@ syntax, `vtysh` "write" layout: top-level blocks, one-space indents, `exit`/`exi
 - `vrf V` blocks: `vni N` (the L3 VNI), `ip route`/`ipv6 route` (static routes of V).
 - `ip route P NEXTHOP|IFNAME|blackhole [IFNAME] [DISTANCE] [vrf V] [nexthop-vrf W]` at the top level
   (vrf V: V's table); a next hop in another VRF is a leak.
-The device is the file's `hostname` line. A VRF's BGP facts come from here and its interfaces from
-config_db: both name the VRF, so the VRF appears once per file.
+An address-family's lines are read under it, or following it at the same indent up to
+`exit-address-family` (as NVIDIA's documentation prints FRR snippets). The device is the file's
+`hostname` line. A VRF's BGP facts come from here and its interfaces from config_db: both name the VRF,
+so the VRF appears once per file.
 """
 
 from __future__ import annotations
@@ -111,12 +113,18 @@ class _Reader:
 
     def bgp(self, node: Node, vrf_name: str) -> None:
         v = self.vrf(vrf_name)
+        afi: str | None = None  # an address-family whose lines follow at the same indent, not under it
         for child in node.children:
             words = child.words
-            if words[0] == "neighbor" and len(words) >= 3:
+            if (m := _AF.fullmatch(child.text)) is not None:
+                afi = m.group(1)
+                self.family(child.children, v, vrf_name, afi)
+            elif words[0] in ("exit-address-family", "exit"):
+                afi = None
+            elif afi is not None:
+                self.family((child,), v, vrf_name, afi)
+            elif words[0] == "neighbor" and len(words) >= 3:
                 self.neighbor(v, words[1], words[2:], in_af=False)
-            elif (m := _AF.fullmatch(child.text)) is not None:
-                self.family(child, v, vrf_name, m.group(1))
 
     def neighbor(self, v: _Vrf, name: str, rest: list[str], *, in_af: bool) -> None:
         peer = v.peers.setdefault(name, _Peer())
@@ -141,8 +149,8 @@ class _Reader:
         elif key == "shutdown":
             peer.shutdown = True
 
-    def family(self, node: Node, v: _Vrf, vrf_name: str, afi: str) -> None:
-        for child in node.children:
+    def family(self, lines: tuple[Node, ...], v: _Vrf, vrf_name: str, afi: str) -> None:
+        for child in lines:
             words = child.words
             if afi == "l2vpn":
                 if words[0] == "rd" and len(words) > 1:
