@@ -653,6 +653,8 @@ def expect_qos(model: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "trust": own["trust"] or base["trust"],
             "policy": own["policy"] or base["policy"],
         }
+        if merged["trust"] is None:  # EOS's default: routed ports trust DSCP, switchports CoS
+            merged["trust"] = "dscp" if expect_interface(intf)["mode"] == "routed" else "cos"
         if any(v not in (None, {}, []) for v in merged.values()):
             expected[intf["name"]] = merged
     return expected

@@ -177,3 +177,45 @@ def test_range_expansion_is_bounded_on_hostile_input() -> None:
     assert [p.line for p in result.problems if "once ranges are expanded" in p.message] == [4, 6]
     huge = "interface " + ",".join(["Ethernet1-4000"] * 100_000)  # 400 million names: never built
     assert facts_of(parse(f"hostname dut\n{huge}\n   mtu 9214\nend\n"), Interface) == []
+
+
+def test_trust_without_a_line_is_eos_default_by_port_mode() -> None:
+    cfg = """hostname dut
+qos profile GPU
+   priority-flow-control on
+   priority-flow-control priority 3 no-drop
+!
+interface Ethernet1
+   description routed GPU port (/31 per NIC): EOS trusts DSCP on routed ports
+   no switchport
+   ip address 10.128.0.0/31
+   service-profile GPU
+!
+interface Ethernet2
+   description switchport GPU port: EOS trusts CoS on switchports
+   switchport access vlan 3001
+   service-profile GPU
+!
+interface Ethernet3
+   no switchport
+   no qos trust
+!
+interface Ethernet4
+   qos trust dscp
+!
+interface Ethernet5.10
+   encapsulation dot1q vlan 10
+!
+interface Loopback0
+   ip address 10.143.0.1/32
+!
+end
+"""
+    trust = {q.interface: q.trust for q in facts_of(parse(cfg), QosInterface)}
+    assert trust == {
+        "Ethernet1": "dscp",
+        "Ethernet2": "cos",
+        "Ethernet3": "untrusted",
+        "Ethernet4": "dscp",
+        "Ethernet5.10": "dscp",  # a subinterface is routed
+    }

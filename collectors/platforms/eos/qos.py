@@ -2,9 +2,12 @@
 
 An interface's own lines override its profile's, setting by setting (PFC per priority); ECN queues
 are the union of both, since a profile's `random-detect ecn` stays in force unless the interface
-sets its own. A queue counts for ECN when its `tx-queue N` / `uc-tx-queue N` block has a
-`random-detect ecn` marking line; `random-detect ecn count` only enables counters, and multicast
-queues do not mark. A profile that is not defined applies nothing (EOS accepts the reference).
+sets its own. An Ethernet or port-channel interface that sets no trust (nor its profile) has EOS's
+default: DSCP on a routed port, CoS on a switchport (EOS QoS: switched ports trust CoS, routed ports
+trust DSCP), so its fact says which one applies. A queue counts for ECN when its `tx-queue N` /
+`uc-tx-queue N` block has a `random-detect ecn` marking line; `random-detect ecn count` only enables
+counters, and multicast queues do not mark. A profile that is not defined applies nothing (EOS
+accepts the reference).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import dataclass, field
 from auditor.facts.network import QosInterface
 from collectors.parsing.config_tree import Config, Context, Node
 from collectors.parsing.values import parse_int
+from collectors.platforms.eos.interfaces import interface_type
 
 _PFC_ON = {"priority-flow-control on", "priority-flow-control mode on"}
 _PFC_OFF = {"no priority-flow-control", "priority-flow-control off", "priority-flow-control mode off"}
@@ -61,6 +65,8 @@ def parse_qos(ctx: Context, config: Config) -> list[QosInterface]:
         own = _read(ctx, node)
         profile = _service_profile(node)
         qos = own.over(profiles.get(profile or "", _Qos()))
+        if qos.trust is None and interface_type(m.group(1)) in ("ethernet", "port-channel"):
+            qos.trust = "dscp" if _routed(m.group(1), node) else "cos"  # EOS's default trust
         if not qos.is_set():
             continue
         facts.append(
@@ -77,6 +83,15 @@ def parse_qos(ctx: Context, config: Config) -> list[QosInterface]:
             )
         )
     return facts
+
+
+def _routed(name: str, interface: Node) -> bool:
+    """A routed port: a subinterface, or the last of `switchport` / `no switchport` says so."""
+    routed = "." in name
+    for c in interface.children:
+        if c.text in ("switchport", "no switchport"):
+            routed = c.text == "no switchport"
+    return routed
 
 
 def _service_profile(interface: Node) -> str | None:
