@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import Engine, select, text
 
-from auditor.enums import RunStatus
+from auditor.enums import RunStatus, TargetStatus
 from auditor.evidence.verify import verify_run
 from auditor.store.lease import LEASE_SECONDS, Heartbeat, liveness, process_alive, this_host
 from auditor.store.models import Run
@@ -171,3 +171,32 @@ def test_0004_keeps_sealed_runs_verifiable_down_and_up(engine: Engine) -> None:
     assert verify_run(engine, run_id, SIGNER.public_raw).ok
     refused(engine, "UPDATE runs SET resumes = 1 WHERE id = :r", {"r": run_id})  # guards back in place
     assert liveness(row(engine, run_id)).status == "partial"
+
+
+def test_a_signed_run_resumed_verifies_against_the_pinned_key_with_both_seals(engine: Engine) -> None:
+    from tests.store.tamper_kit import SIGNER
+
+    writer = RunWriter.start(engine, config={"intent": {}}, config_sha256="0" * 64, scope="s", signer=SIGNER)
+    target = writer.add_target(kind="device", name="leaf1")
+    writer.seal(RunStatus.INTERRUPTED, "stopped")
+    resumed = RunWriter.resume(engine, writer.run_id, SIGNER)
+    resumed.finish_target(target, TargetStatus.FAILED, "unreachable")
+    resumed.seal(RunStatus.FAILED)
+    result = verify_run(engine, writer.run_id, SIGNER.public_raw)
+    assert result.ok and result.signed and result.pinned, result.mismatches
+    with engine.begin() as conn:  # the database owner swaps the interruption's seal for the final one
+        if engine.dialect.name == "sqlite":
+            conn.execute(text("DROP TRIGGER seals_no_update"))
+        else:
+            conn.execute(text("ALTER TABLE seals DISABLE TRIGGER USER"))
+        conn.execute(
+            text(
+                "UPDATE seals SET document = (SELECT document FROM seals WHERE run_id = :r AND resume = 1), "
+                "digest = (SELECT digest FROM seals WHERE run_id = :r AND resume = 1), "
+                "signature = (SELECT signature FROM seals WHERE run_id = :r AND resume = 1) "
+                "WHERE run_id = :r AND resume = 0"
+            ),
+            {"r": writer.run_id},
+        )
+    failed = verify_run(engine, writer.run_id, SIGNER.public_raw)
+    assert any("earlier seal (resume 0)" in m.detail for m in failed.mismatches), failed.mismatches
