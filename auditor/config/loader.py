@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from auditor.config.models import AuditConfig
 from auditor.errors import ConfigError
-from auditor.safeload import LimitExceeded, Limits, check_yaml
+from auditor.safeload import LimitExceeded, Limits, SafeLoader, check_yaml
 
 Path_ = tuple[str | int, ...]
 # A config is a page or two of YAML; these bounds refuse alias bombs and runaway nesting before parsing.
@@ -62,8 +62,9 @@ def _load_yaml(text: str, source: str) -> tuple[Any, dict[Path_, int]]:
         raise ConfigError(f"refused: {exc}", file=source, line=exc.line) from None
     except yaml.YAMLError:
         pass  # reported with its line by the full parse below
-    loader = yaml.SafeLoader(text)
+    loader: yaml.SafeLoader | None = None
     try:
+        loader = SafeLoader(text)
         node = loader.get_single_node()
         lines: dict[Path_, int] = {}
         if node is not None:
@@ -78,8 +79,11 @@ def _load_yaml(text: str, source: str) -> tuple[Any, dict[Path_, int]]:
         raise ConfigError(f"not valid YAML: {exc}", file=source) from None
     except RecursionError:  # belt and braces: the depth bound above should make this unreachable
         raise ConfigError("refused: nested too deeply", file=source) from None
+    except ValueError as exc:  # a scalar Python will not convert (an integer of thousands of digits)
+        raise ConfigError(f"refused: {exc}", file=source) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return data, lines
 
 

@@ -31,6 +31,8 @@ from collectors.flowlogs.totals import AddressCache, ConversationBlock, FlowTota
 
 log = logging.getLogger(__name__)
 _FETCH = 50_000
+MAX_LINE_BYTES = 65_536  # a flow-log record is a few hundred bytes, whatever its fields
+_NEVER_NULL = "\x01auditor-no-null\x01"  # surplus fields are never NULL, whatever they hold
 
 
 @dataclass(frozen=True)
@@ -120,8 +122,9 @@ class FlowLogEngine:
             columns = Columns.from_names(layout.fields)
         except LayoutError:  # a header without srcaddr/dstaddr/action: the reference reader reports it
             return [(o, Columns.from_names(DEFAULT_FIELDS)) for o in members]
-        fallback: list[tuple[FlowObject, Columns]] = []
-        files = list(members)
+        wide = self._overwide(layout, members)
+        fallback: list[tuple[FlowObject, Columns]] = [(o, columns) for o in members if o.origin in wide]
+        files = [o for o in members if o.origin not in wide]
         while files:
             try:
                 rejects = self._run_text(layout, files)
@@ -148,6 +151,42 @@ class FlowLogEngine:
             break
         self.con.execute("DROP TABLE IF EXISTS fl_conv")
         return fallback
+
+    def _overwide(self, layout: Layout, files: list[FlowObject]) -> set[str]:
+        """Origins of the files holding a line with more fields than the layout, or a line longer than any
+        record. DuckDB's reject store writes one row per surplus field, each holding the whole line, so a
+        crafted line of 60,000 spaces cost it 14 s and gigabytes; such files go to the reference reader
+        (linear) instead. This scan is linear: surplus fields are dropped into one sentinel column. A file
+        DuckDB cannot read at all (a truncated gzip) is left to the probing of `_text_group`."""
+        try:
+            return self._overwide_scan(layout, files)
+        except duckdb.Error:
+            if len(files) == 1:
+                return set()
+            return {origin for o in files for origin in self._overwide(layout, [o])}
+
+    def _overwide_scan(self, layout: Layout, files: list[FlowObject]) -> set[str]:
+        paths = ", ".join(_quote(str(o.path)) for o in files)
+        width = len(layout.fields) + 1
+        columns = "{" + ", ".join(f"'c{i}': 'VARCHAR'" for i in range(width)) + "}"
+        self._scan += 1
+        name = f"wide{self._scan}"
+        try:
+            found = self.con.execute(
+                f"SELECT DISTINCT filename FROM read_csv([{paths}], delim=' ', quote='', escape='', "
+                f"header={str(layout.has_header).lower()}, auto_detect=false, "
+                f"nullstr=[{_quote(_NEVER_NULL)}], columns={columns}, strict_mode=false, null_padding=true, "
+                f"max_line_size={MAX_LINE_BYTES}, ignore_errors=true, store_rejects=true, "
+                f"rejects_table='{name}_errors', rejects_scan='{name}_scans', filename=true, "
+                f"compression='{'gzip' if layout.gzip else 'none'}') WHERE c{width - 1} IS NOT NULL"
+            ).fetchall()
+            found += self.con.execute(
+                f"SELECT DISTINCT file_path FROM {name}_scans JOIN {name}_errors USING (scan_id, file_id)"
+            ).fetchall()
+        finally:
+            self.con.execute(f"DROP TABLE IF EXISTS {name}_errors; DROP TABLE IF EXISTS {name}_scans")
+        by_path = {str(o.path): o.origin for o in files}
+        return {by_path.get(p, p) for (p,) in found}
 
     def _read_csv(self, layout: Layout, files: list[FlowObject], *, rejects: str | None) -> str:
         paths = ", ".join(_quote(str(o.path)) for o in files)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
+from auditor import safeload
 from auditor.capture import RawCapture
 from auditor.enums import Tier
 from auditor.facts.network import Device
@@ -119,15 +120,27 @@ def decode_text(capture: RawCapture) -> str:
 
 
 def load_json(capture: RawCapture, ctx: Context, what: str) -> Any | None:
-    """The capture's JSON document, or None with a Problem naming the line where it breaks."""
+    """The capture's JSON document, or None with a Problem naming the line where it breaks.
+
+    Read through the bounded loader: a device never nests its JSON dozens of levels deep, and the
+    standard parser would recurse past the interpreter's limit on a hostile file."""
     text = decode_text(capture)
     if not text.strip():
         ctx.problem(None, f"empty {what}: nothing to read")
         return None
     try:
-        return json.loads(text)
+        return safeload.load_json(text)
+    except safeload.LimitExceeded as exc:
+        ctx.problem(exc.line, f"{what} refused: {exc}")
+        return None
     except json.JSONDecodeError as exc:
         ctx.problem(exc.lineno, f"{what} is not valid JSON: {exc.msg} (column {exc.colno})")
+        return None
+    except ValueError as exc:  # a number of thousands of digits (int_max_str_digits)
+        ctx.problem(None, f"{what} cannot be read: {exc}")
+        return None
+    except RecursionError:  # belt and braces: the depth bound above should make this unreachable
+        ctx.problem(None, f"{what} refused: nested too deeply")
         return None
 
 

@@ -18,6 +18,7 @@ from auditor.capture import RawCapture
 from auditor.enums import FactKind
 from auditor.facts import IbPartition, PartitionMember
 from auditor.normalize import NormalizeResult, Problem
+from auditor.safeload import load_json
 
 DEFAULT_PKEY = 0x7FFF
 Membership = Literal["full", "limited", "both"]
@@ -27,7 +28,7 @@ def normalize_pkeys(capture: RawCapture) -> NormalizeResult:
     result = NormalizeResult()
     fabric = capture.meta.get("fabric") or capture.target
     try:
-        data = json.loads(capture.content.decode("utf-8", errors="replace"))
+        data = load_json(capture.content.decode("utf-8", errors="replace"))
     except json.JSONDecodeError as exc:
         result.problems.append(
             Problem(
@@ -38,6 +39,11 @@ def normalize_pkeys(capture: RawCapture) -> NormalizeResult:
             )
         )
         return result  # no coverage: an unreadable answer proves nothing
+    except ValueError as exc:  # over a bound of auditor.safeload, or a number of thousands of digits
+        result.problems.append(
+            Problem(capture.origin, f"UFM answer refused: {exc}", getattr(exc, "line", None))
+        )
+        return result
     for key, entry in _entries(data):
         try:
             pkey = int(str(key), 16) & DEFAULT_PKEY

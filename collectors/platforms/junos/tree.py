@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 
 from collectors.parsing.config_tree import Context
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|/\*.*?\*/|[{};\[\]]|[^\s{};\[\]"]+', re.DOTALL)
+# An unterminated "string or /* annotation runs to the end of its line: a failed match would be retried
+# from every later quote or slash of the line, which is quadratic on a crafted line.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)|/\*.*?(?:\*/|\Z)|[{};\[\]]|[^\s{};\[\]"]+', re.DOTALL)
+# Far above any configuration Junos writes (a dozen levels, a few dozen words a statement): a deeper
+# or longer one is hostile or broken, and reading it would cost time and memory quadratic in its size.
+MAX_DEPTH = 64
+MAX_WORDS = 512
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,13 @@ def curly_statements(text: str, ctx: Context) -> list[Statement]:
     def inactive_now() -> bool:
         return any(inactive for _, inactive in stack)
 
+    def too_long(line: int) -> bool:
+        if len(stack) <= MAX_DEPTH and len(words) + len(listed) <= MAX_WORDS:
+            return False
+        what = f"nested deeper than {MAX_DEPTH} levels" if len(stack) > MAX_DEPTH else "a statement too long"
+        ctx.problem(line, f"{what}: the configuration is not one Junos writes; none of it is read")
+        return True
+
     for tok, line in _tokens(text):
         if not words and not in_list:
             start = line
@@ -113,10 +126,14 @@ def curly_statements(text: str, ctx: Context) -> list[Statement]:
             in_list = False
         elif in_list:
             listed.append(_unquote(tok))
+            if len(listed) > MAX_WORDS and too_long(line):
+                return []
         elif tok == "{":
             inactive = bool(words) and words[0] in ("inactive:",)
             clean = tuple(w for w in words if w not in ("inactive:", "protect:"))
             stack.append((clean, inactive))
+            if too_long(line):
+                return []
             if not inactive_now():
                 out.append(Statement(prefix(), start))
             words = []
@@ -137,6 +154,8 @@ def curly_statements(text: str, ctx: Context) -> list[Statement]:
             words = []
         else:
             words.append(_unquote(tok))
+            if len(words) > MAX_WORDS and too_long(line):
+                return []
     if stack or words:
         ctx.problem(None, "the configuration ends inside a block: it is truncated, so none of it is read")
         return []
@@ -152,6 +171,11 @@ def set_statements(text: str, ctx: Context) -> tuple[list[Statement], list[State
         if not stripped or stripped.startswith("#"):
             continue
         words = tuple(_unquote(m.group(0)) for m in _TOKEN.finditer(stripped))
+        if not words:
+            continue
+        if len(words) > MAX_WORDS:
+            ctx.problem(n, f"a statement of {len(words)} words (at most {MAX_WORDS} are read): left out")
+            continue
         verb, path = words[0], words[1:]
         if verb == "set" and path:
             sets.append(Statement(path, n))
