@@ -92,7 +92,8 @@ class OfflineFilesCollector:
                     continue
                 assert spec is not None
                 key = (spec.kind, spec.name)
-                specs.setdefault(key, spec)
+                if key not in specs or (_primary(fmt) and not any(_primary(f) for _, f, _ in groups[key])):
+                    specs[key] = spec  # a device is of the platform of its own config, not of a side file
                 groups[key].append((path, fmt, {**meta, **extra}))
         for key, spec in specs.items():
             files = [(str(p), fmt, meta, _rel(p, config)) for p, fmt, meta in groups[key]]
@@ -304,6 +305,12 @@ class OfflinePayload:
 GENERIC_STEMS = frozenset(
     {"config_db", "frr", "bgpd", "staticd", "zebra", "startup", "nvue", "running-config", "running_config"}
 )
+
+
+def _primary(fmt: str) -> bool:
+    """Is `fmt` a platform's own offline config (config_db.json, startup.yaml, a running-config), rather
+    than a side file another OS writes too (FRR's frr.conf: SONiC's and Cumulus Linux's)?"""
+    return any(p.offline_format == fmt for _, p in platforms().items())
 
 
 def device_name(path: Path) -> str:

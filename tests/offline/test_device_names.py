@@ -39,3 +39,17 @@ def test_per_device_directories_without_hostnames_group_by_directory(tmp_path: P
         "leaf07": ("sonic", ["config_db.json", "frr.conf"]),
         "leaf09": ("cumulus", ["startup.yaml"]),
     }
+
+
+def test_a_device_takes_the_platform_of_its_own_config_not_of_frr_conf(tmp_path: Path) -> None:
+    """Cumulus Linux keeps an frr.conf too; read beside NVUE's startup.yaml (and sorting before it), it
+    must not make the switch a SONiC device."""
+    ev = tmp_path / "evidence" / "leaf09"
+    ev.mkdir(parents=True)
+    (ev / "frr.conf").write_text("frr version 8.4.3\nhostname leaf09\n!\nrouter bgp 65109\n!\n")
+    nvue = (FIXTURES / "cumulus" / "synthetic_leaf01_startup.yaml").read_text()
+    (ev / "startup.yaml").write_text(nvue.replace("hostname: leaf01", "hostname: leaf09"))
+    (tmp_path / "auditor.yaml").write_text("sources:\n  files:\n    - evidence\nstore: sqlite:///db.sqlite\n")
+    plan = OfflineFilesCollector().plan(load_config(tmp_path / "auditor.yaml"))
+    assert plan.problems == []
+    assert [(t.name, t.platform, len(t.payload.files)) for t in plan.targets] == [("leaf09", "cumulus", 2)]
