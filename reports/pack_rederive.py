@@ -201,8 +201,12 @@ def _fact_difference(got: list[Any], want: list[Any]) -> str:
     if len(got) != len(want):
         return f"re-normalises to {len(got)} facts, {FACTS_FILE} holds {len(want)} from it"
     for (kind, subject, data), (k2, s2, d2) in zip(got, want, strict=True):
-        if (kind, subject, data) != (k2, s2, d2):
-            return f"re-normalised fact {kind} {subject!r} differs from the packed {k2} {s2!r}"
+        if (kind, subject) != (k2, s2):
+            return f"re-normalised fact {kind} {subject!r} is {k2} {s2!r} in {FACTS_FILE}"
+        if data != d2:
+            paths = _paths(d2, data)
+            where, what = paths[0] if paths else ("", "differs")
+            return f"re-normalised fact {kind} {subject!r}: data{where}: {what}"
     return "re-normalised facts differ"
 
 
@@ -240,12 +244,21 @@ def rederive_findings(engine: Engine, run_id: int, files: dict[str, bytes], out:
 def _paths(a: Any, b: Any, path: str = "") -> list[tuple[str, str]]:
     """(JSON path, what differs) where two documents differ (lists by position), first ones first."""
     if isinstance(a, dict) and isinstance(b, dict):
-        return [p for k in sorted(set(a) | set(b)) for p in _paths(a.get(k), b.get(k), f"{path}.{k}")]
+        keys = sorted(set(a) | set(b), key=str)
+        return [p for k in keys for p in _paths(a.get(k, _ABSENT), b.get(k, _ABSENT), f"{path}.{k}")]
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return [(path, f"{len(a)} items in the pack, {len(b)} re-derived")]
         return [p for i, (x, y) in enumerate(zip(a, b, strict=True)) for p in _paths(x, y, f"{path}[{i}]")]
     return [] if a == b else [(path, f"{a!r} in the pack, {b!r} re-derived")]
+
+
+class _Absent:
+    def __repr__(self) -> str:
+        return "absent"
+
+
+_ABSENT: Any = _Absent()
 
 
 def _label(doc: Any, path: str) -> str:

@@ -322,3 +322,20 @@ def test_pack_refuses_a_store_changed_since_the_seal(lab: Path, tmp_path: Path) 
     assert refused.returncode == 2
     assert "run 1 does not verify, packing refused: findings" in flat(refused)
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_fact_that_no_longer_re_derives_names_its_capture_and_field(pack: Path, tmp_path: Path) -> None:
+    """What an older pack meets when a normalizer changed since: the capture and the field are named."""
+    files = read_pack(pack)
+    facts = [json.loads(line) for line in files["run/facts.jsonl"].decode().splitlines()]
+    fact = next(f for f in facts if f["kind"] == "vrf")
+    key = sorted(fact["data"])[0]
+    del fact["data"][key]
+    text = "".join(json.dumps(f, sort_keys=True) + "\n" for f in facts).encode()
+    forged = resign({**files, "run/facts.jsonl": text}, tmp_path / "k")
+    result = verify_pack(rewrite(pack, tmp_path / "forged.tar.gz", forged))
+    entry = next(c for c in json.loads(files[CAPTURE_INDEX]) if c["id"] == fact["capture_id"])
+    detail = f"re-normalised fact vrf {fact['subject']!r}: data.{key}: absent in the pack"
+    assert any(m.file == entry["file"] and m.detail.startswith(detail) for m in result.mismatches), [
+        str(m) for m in result.mismatches
+    ]
