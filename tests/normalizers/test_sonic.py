@@ -175,9 +175,9 @@ def test_vlans_and_switchports_field_by_field(case: tuple[dict[str, Any], Normal
         if mode == "access" and not configured:
             assert i.access_vlan == min(untagged[port]), port
         if mode == "trunk" and not configured:
-            members = tagged.get(port, set()) | untagged.get(port, set())
+            carried = tagged.get(port, set()) | untagged.get(port, set())
             allowed = {v for lo, hi in i.trunk_allowed_vlans or [] for v in range(lo, hi + 1)}
-            assert allowed == members, port
+            assert allowed == carried, port
     for vid, vlan in vlans.items():
         members = [k.split("|")[1] for k in tables.get("VLAN_MEMBER", {}) if k.split("|")[0] == f"Vlan{vid}"]
         assert sorted(vlan.interfaces) == sorted(members)
