@@ -3,7 +3,7 @@
 PostgreSQL: a session advisory lock keyed by the scope's hash, held on a connection of its own for the
 whole run. It holds across machines; the server drops it when the holder's session ends (a killed
 process closes it; for a machine that dies, the session sets short TCP keepalives so the server notices
-in about a minute). SQLite: an exclusive flock on `<db>.scope-<hash>.lock` beside the database file,
+in about 30 s). SQLite: an exclusive flock on `<db>.scope-<hash>.lock` beside the database file,
 which the kernel drops when the holder dies, so a dead holder is taken over at once.
 
 Either way, the holder is named from the store: the running run of that scope whose lease is live.
