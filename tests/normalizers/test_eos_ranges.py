@@ -219,3 +219,11 @@ end
         "Ethernet4": "dscp",
         "Ethernet5.10": "dscp",  # a subinterface is routed
     }
+
+
+def test_an_absurd_port_number_is_a_problem_not_a_lost_config() -> None:
+    result = parse(
+        f"hostname dut\ninterface Ethernet1-{'9' * 5000}\n   mtu 9214\ninterface Ethernet2\n   mtu 9214\nend\n"
+    )
+    assert [i.name for i in facts_of(result, Interface)] == ["Ethernet2"]
+    assert any("is not an interface" in p.message and p.line == 2 for p in result.problems)

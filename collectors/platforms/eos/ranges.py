@@ -40,6 +40,9 @@ def expand_name(ctx: Context, spec: str, line: int, limit: int = MAX_EXPANDED) -
             ctx.problem(line, f"cannot read interface list item {item!r} in 'interface {spec}'; skipped")
             continue
         kind = m["type"] or kind
+        if len(m["lo"]) > 9 or len(m["hi"] or "") > 9:  # no port number has ten digits
+            ctx.problem(line, f"interface list item {item[:60]!r} is not an interface; skipped")
+            continue
         lo, hi = int(m["lo"]), int(m["hi"] or m["lo"])
         if m["hi"] is not None and (m["sub"] or (m["hipath"] and m["hipath"] != m["path"])):
             ctx.problem(line, f"interface range {item!r} spans more than its last number; skipped")
