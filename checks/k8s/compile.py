@@ -117,7 +117,10 @@ def compile_policies(
         except (SpecError, ValueError, TypeError) as exc:
             out.gaps.append(Gap(_kind(rec), rec.namespace, f"{rec.subject()}: not evaluated: {exc}", ref))
     ctx = CalicoContext(out.network_sets, services, out.profile_labels)
+    forwarded = any(_on_forward(rec) for rec, _ in items)
     for rec, ref in items:
+        if _host_endpoint(rec) and not forwarded:
+            continue  # filters the node's own traffic only: no pod verdict depends on it
         try:
             _compile_one(rec, ref, out, ctx, services)
         except (SpecError, ValueError, TypeError, KeyError, AttributeError) as exc:
@@ -138,6 +141,20 @@ def compile_policies(
                 )
             )
     return out
+
+
+def _host_endpoint(rec: K8sNetworkPolicy) -> bool:
+    return rec.flavor == PolicyFlavor.UNSUPPORTED and rec.api_kind == "HostEndpoint"
+
+
+def _on_forward(rec: K8sNetworkPolicy) -> bool:
+    """A Calico policy that also applies to traffic a host endpoint forwards (a pod's, leaving or
+    entering the node): `applyOnForward` (required by preDNAT and doNotTrack policies too). Without one,
+    host endpoints filter only the node's own traffic (docs.tigera.io "Host endpoints": forwarded traffic
+    is allowed unless a policy with applyOnForward applies), so they change no pod verdict."""
+    if rec.flavor not in (PolicyFlavor.CALICO, PolicyFlavor.CALICO_GLOBAL):
+        return False
+    return any(rec.spec.get(k) is True for k in ("applyOnForward", "preDNAT", "doNotTrack"))
 
 
 def _compile_one(
