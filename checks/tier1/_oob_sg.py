@@ -1,6 +1,7 @@
 """Security groups in front of OOB space (T1-OOB-ACCESS-JUMP-HOSTS-ONLY on AWS): which ENIs guard OOB
 addresses, and which ingress rules open SSH, IPMI or Redfish to anything but the jump hosts or a declared
-OOB service's sources (referenced groups resolved to their members' addresses)."""
+OOB service's sources (referenced groups resolved to their members' addresses). A managed prefix list's
+entries are not in the evidence: a rule from one is unresolved (sg_unresolved), not a violation."""
 
 from __future__ import annotations
 
@@ -41,10 +42,19 @@ def sg_violations(rule: SgRule, oob: Oob, members: dict[str, list[str]], guarded
         for cidr in [*rule.cidrs, *rule.ipv6_cidrs]:
             if not allowed(cidr):
                 out.append(f"{service} from {cidr}")
-        for pl in rule.prefix_lists:
-            out.append(f"{service} from prefix list {pl} (not resolvable from the evidence)")
         for group in rule.groups:
             strangers = [ip for ip in members.get(group, []) if not allowed(ip)]
             if strangers:
                 out.append(f"{service} from security group {group} ({', '.join(sorted(strangers)[:5])})")
     return out
+
+
+def sg_unresolved(rule: SgRule) -> list[str]:
+    """The prefix lists a rule admits SSH, IPMI or Redfish from: their entries are not in the evidence, so
+    whether only jump hosts are in them is unknown (NOT_ASSESSED, neither PASS nor FAIL)."""
+    return [
+        f"{service} from prefix list {pl}"
+        for service in PROTECTED
+        if _sg_opens(rule, service)
+        for pl in rule.prefix_lists
+    ]

@@ -47,7 +47,7 @@ from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, inside, network
 from checks.tier1._acl import HTTPS, PROTECTED, SSH, Admission, Service, address, admissions, outside
 from checks.tier1._common import Oob, addresses, device_targets
-from checks.tier1._oob_sg import guards_oob, sg_violations
+from checks.tier1._oob_sg import guards_oob, sg_unresolved, sg_violations
 
 DEVICE_NEEDS = frozenset({FactKind.INTERFACE, FactKind.ACL, FactKind.ACL_BINDING})
 AWS_NEEDS = frozenset({FactKind.AWS_SECURITY_GROUP, FactKind.AWS_NETWORK_INTERFACE})
@@ -263,9 +263,16 @@ class OobAccessJumpHostsOnly(Check):
                 continue
             guarded = [ip for e in attached for ip in e.record.private_ips + e.record.ipv6_addresses]
             bad = [text for rule in sg.record.ingress for text in sg_violations(rule, oob, members, guarded)]
+            unresolved = [text for rule in sg.record.ingress for text in sg_unresolved(rule)]
             facts: list[StoredFact[FactRecord]] = [sg, *attached]
             if bad:
                 yield self.failed(sg.record.subject(), expected, "; ".join(bad), *facts, target=target)
+            elif unresolved:
+                reason = (
+                    f"{sg.record.subject()}: {'; '.join(unresolved)}: the prefix list's entries are not in "
+                    "the evidence (aws ec2 get-managed-prefix-list-entries)"
+                )
+                yield self.not_assessed(sg.record.subject(), reason, target=target, expected=expected)
             else:
                 found = f"{len(sg.record.ingress)} ingress rule(s), none opens these ports beyond jump hosts"
                 yield self.passed(sg.record.subject(), expected, found, *facts, target=target)
