@@ -49,7 +49,9 @@ def verify_or_refuse(engine: Engine, run_id: int, pin: bytes | None, doing: str)
 
     note = unsealed_note(run_state(engine, run_id))
     if note:
-        raise UnverifiedRun(f"{note}; {doing} refused until it is sealed")
+        raise UnverifiedRun(
+            f"{note}; {doing} refused until it is sealed", hint="a run proves nothing before its seal"
+        )
     result = verify_run(engine, run_id, pin)
     if not result.ok:
         first = result.mismatches[0]
@@ -98,7 +100,7 @@ def verify(
     run_id = resolve_run(engine, run)
     note = unsealed_note(run_state(engine, run_id))
     if note:
-        out.print(f"[bold red]run {run_id} is not sealed[/]: {escape(note)}", highlight=False, soft_wrap=True)
+        out.print(f"[bold red]not sealed[/]: {escape(note)}", highlight=False, soft_wrap=True)
     result = verify_run(engine, run_id, pin_for(config, pubkey))
     if result.ok:
         out.print(
@@ -116,7 +118,8 @@ def verify(
             highlight=False,
             soft_wrap=True,
         )
-    out.print(f"seal: {result.signature_text()}", highlight=False, soft_wrap=True)
+    seal = "none (the run is not sealed)" if note else result.signature_text()
+    out.print(f"seal: {seal}", highlight=False, soft_wrap=True)
     raise typer.Exit(1)
 
 
@@ -140,7 +143,7 @@ def report(
     pin = pin_for(config, pubkey)
     note = unsealed_note(run_state(engine, run_id))
     if note:
-        out.print(f"[bold red]run {run_id} is not sealed[/]: {escape(note)}", highlight=False, soft_wrap=True)
+        out.print(f"[bold red]not sealed[/]: {escape(note)}", highlight=False, soft_wrap=True)
     result = verify_run(engine, run_id, pin)
     try:
         paths = render_reports(engine, run_id, report_format, output, pin, result)
