@@ -242,9 +242,24 @@ _CALICO_OBJECTS = {
 }
 
 
+# Cilium kinds named "...Policy" that steer traffic but allow or deny nothing: egress gateways (SNAT
+# through chosen nodes), local redirects (node-local DNS and the like: redirected traffic is still
+# subject to the endpoints' policies), BGP and L2 announcements. Read as absent, not as a gap.
+_NOT_FILTERING = frozenset(
+    {
+        "CiliumEgressGatewayPolicy",
+        "CiliumLocalRedirectPolicy",
+        "CiliumBGPPeeringPolicy",
+        "CiliumL2AnnouncementPolicy",
+    }
+)
+
+
 def _unsupported(group: str, kind: str) -> bool:
     if kind in _OTHER_TRAFFIC_KINDS:
         return True
+    if kind in _NOT_FILTERING:
+        return False
     if kind.startswith("Staged") or group.startswith("gateway."):  # previews and L7 policies: no effect here
         return False
     return group.endswith(_POLICY_GROUPS) and kind.endswith("Policy") and kind not in _READ_KINDS

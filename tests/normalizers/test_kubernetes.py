@@ -597,3 +597,36 @@ def test_api_server_defaults_for_policy_types_and_protocol() -> None:
     assert policies["egress-all"].policy_types == ["Ingress", "Egress"]
     assert policies["egress-all"].egress[0].allows_everything()
     assert [(p.protocol, p.port, p.end_port) for p in policies["tcp"].ingress[0].ports] == [("TCP", 53, None)]
+
+
+STEERING = """apiVersion: cilium.io/v2
+kind: CiliumEgressGatewayPolicy
+metadata: {name: gpu-egress}
+spec:
+  selectors: [{podSelector: {matchLabels: {app: trainer}}}]
+  destinationCIDRs: [0.0.0.0/0]
+  egressGateway: {nodeSelector: {matchLabels: {egress-gw: "true"}}, egressIP: 203.0.113.9}
+---
+apiVersion: cilium.io/v2
+kind: CiliumLocalRedirectPolicy
+metadata: {name: nodelocaldns, namespace: kube-system}
+spec:
+  redirectFrontend: {serviceMatcher: {serviceName: kube-dns, namespace: kube-system}}
+  redirectBackend:
+    localEndpointSelector: {matchLabels: {k8s-app: node-local-dns}}
+    toPorts: [{port: "53", name: dns, protocol: UDP}]
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata: {name: web, namespace: team-a}
+spec: {endpointSelector: {}, egress: [{toEntities: [world]}]}
+"""
+
+
+def test_cilium_steering_kinds_are_not_policies() -> None:
+    """Egress gateways and local redirects steer traffic but allow or deny nothing: read as absent,
+    not as a kind the engine cannot evaluate (which would make every finding NOT_ASSESSED)."""
+    result = _normalize(STEERING)
+    assert result.problems == []
+    (policy,) = result.facts
+    assert isinstance(policy, K8sNetworkPolicy) and policy.flavor == PolicyFlavor.CILIUM
