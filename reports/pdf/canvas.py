@@ -11,12 +11,14 @@ from typing import Any
 
 from reportlab.pdfgen.canvas import Canvas
 
-from reports.pdf.styles import FONT, FONT_BOLD, MONO, MUTED, NAVY, RULE
+from reports.pdf.styles import FONT, FONT_BOLD, INK, MONO, MUTED, NAVY, RULE
+from reports.pdf.toc import TocSlot
 
 MARGIN_X = 42.0
 FOOTER_Y = 22.0
 HEADER_GAP = 26.0
 CHAIN_PREFIX = 16
+STAMP_SIZE = 8.0  # the smallest text of the pack: header and footer
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,32 @@ class StampedCanvas(Canvas):  # type: ignore[misc]  # reportlab is untyped
         super().__init__(*args, **kwargs)
         self._stamp = stamp
         self._pages: list[dict[str, Any]] = []
+        self._anchors: dict[str, int] = {}  # bookmark key -> page number
+        self._toc_slots: dict[int, list[TocSlot]] = {}  # page number -> page numbers to draw there
         created = pdf_date(stamp.generated_at)
         self.setDateFormatter(lambda *_: created)
+
+    def bookmarkPage(self, key: str, **kwargs: Any) -> Any:
+        """Bookmark the page being drawn. reportlab names the destination page after the document's
+        page counter, which only advances on a real showPage: with pages held back, every bookmark
+        would point to page 1. The page names ("Page<n>") are assigned in order, so use our number."""
+        doc = self._doc
+        counter = doc.pageCounter
+        doc.pageCounter = self._pageNumber
+        try:
+            dest = super().bookmarkPage(key, **kwargs)
+        finally:
+            doc.pageCounter = counter
+        self._anchors[key] = self._pageNumber
+        return dest
+
+    def add_toc_slot(self, slot: TocSlot) -> None:
+        """Ask for the page number of `slot.key` to be drawn on this page once it is known."""
+        self._toc_slots.setdefault(self._pageNumber, []).append(slot)
+
+    def anchor_page(self, key: str) -> int | None:
+        """The page a bookmark points to (after the build)."""
+        return self._anchors.get(key)
 
     def showPage(self) -> None:
         self._pages.append(dict(self.__dict__))
@@ -71,21 +97,35 @@ class StampedCanvas(Canvas):  # type: ignore[misc]  # reportlab is untyped
         self.setLineWidth(0.5)
         self.line(MARGIN_X, FOOTER_Y + 10, width - MARGIN_X, FOOTER_Y + 10)
         self.setFillColor(MUTED)
-        self.setFont(FONT, 7)
+        self.setFont(FONT, STAMP_SIZE)
         self.drawString(MARGIN_X, FOOTER_Y, f"Run {s.run_id} · {s.tool}")
-        self.setFont(FONT_BOLD, 7)
+        self.setFont(FONT_BOLD, STAMP_SIZE)
         self.drawCentredString(width / 2, FOOTER_Y, f"Page {number} of {total}")
-        self.setFont(MONO, 7)
+        self.setFont(MONO, STAMP_SIZE)
         self.drawRightString(width - MARGIN_X, FOOTER_Y, f"chain head {s.chain_prefix}")
         if number > 1:
             top = height - HEADER_GAP
             self.setFillColor(NAVY)
-            self.setFont(FONT_BOLD, 7.5)
+            self.setFont(FONT_BOLD, STAMP_SIZE)
             self.drawString(MARGIN_X, top, "NETWORK SEGMENTATION AUDIT · EVIDENCE PACK")
             self.setFillColor(MUTED)
-            self.setFont(FONT, 7.5)
+            self.setFont(FONT, STAMP_SIZE)
             self.drawRightString(width - MARGIN_X, top, s.header)
             self.setStrokeColor(NAVY)
             self.setLineWidth(0.8)
             self.line(MARGIN_X, top - 5, width - MARGIN_X, top - 5)
+        self._draw_toc_numbers(number)
         self.restoreState()
+
+    def _draw_toc_numbers(self, number: int) -> None:
+        for slot in self._toc_slots.get(number, []):
+            page = self._anchors.get(slot.key)
+            text = str(page) if page is not None else "?"
+            self.setFillColor(INK)
+            self.setFont(slot.font, slot.size)
+            self.drawRightString(slot.x_right, slot.y, text)
+            if page is not None:
+                w = self.stringWidth(text, slot.font, slot.size)
+                self.linkRect(
+                    "", slot.key, (slot.x_right - w, slot.y - 2, slot.x_right, slot.y + slot.size), relative=0
+                )

@@ -28,6 +28,7 @@ from reports.pdf.styles import (
     Styles,
 )
 from reports.pdf.text import esc
+from reports.pdf.toc import Heading
 
 TEXT_LIMIT = 400
 
@@ -196,10 +197,10 @@ def control_matrix_section(data: ReportData, styles: Styles, width: float) -> li
             styles.body,
         )
     ]
-    for fw in data.controls:
+    for i, fw in enumerate(data.controls, start=1):
         story += [
             CondPageBreak(120),
-            Paragraph(f"{esc(fw.framework)}: {esc(fw.title)}", styles.h2),
+            Heading(f"{fw.framework}: {fw.title}", styles.h2, f"controls-{i}", level=1),
             Paragraph(f"Version {esc(fw.version)} · {esc(fw.source)}", styles.note),
             Spacer(1, 3),
             _framework_table(fw, styles, width),

@@ -23,6 +23,7 @@ from reports.pdf.styles import (
     Styles,
 )
 from reports.pdf.text import duration_text, esc, hex_lines, utc_text
+from reports.pdf.toc import Heading
 
 LABEL_WIDTH = 130.0
 CELL_PAD = 6.0
@@ -191,7 +192,9 @@ def cover_page(data: ReportData, styles: Styles, width: float) -> list[Flowable]
         Spacer(1, 18 * mm),
         Paragraph("SEGMENTATION AUDITOR · EVIDENCE PACK", styles.eyebrow),
         Spacer(1, 4),
-        Paragraph("Network Segmentation Audit", styles.title),
+        Heading(
+            "Network Segmentation Audit", styles.title, "cover", toc=False, outline=f"Cover: run {run.id}"
+        ),
         Paragraph("AI GPU cluster: out-of-band management, frontend and backend RDMA tiers", styles.subtitle),
         Spacer(1, 8),
         HRFlowable(width="100%", thickness=1.6, color=NAVY, spaceAfter=10),

@@ -31,22 +31,12 @@ from reports.pdf.cover import cover_page
 from reports.pdf.styles import Styles
 from reports.pdf.summary import summary_section
 from reports.pdf.tables import checks_table, findings_table, problems_table, targets_table
-from reports.pdf.text import esc
+from reports.pdf.toc import Heading, TableOfContents
 
 TOP_MARGIN = 46.0
 BOTTOM_MARGIN = 44.0
 PORTRAIT = A4
 LANDSCAPE = landscape(A4)
-
-
-class Heading(Paragraph):  # type: ignore[misc]  # reportlab is untyped
-    """A section title that also becomes an entry of the PDF outline (bookmarks pane)."""
-
-    def __init__(self, text: str, style: Any, key: str, level: int = 0) -> None:
-        super().__init__(esc(text), style)
-        self.outline_title = text
-        self.outline_key = key
-        self.outline_level = level
 
 
 class EvidencePackTemplate(BaseDocTemplate):  # type: ignore[misc]  # reportlab is untyped
@@ -93,8 +83,7 @@ def build_story(data: ReportData, styles: Styles) -> list[Flowable]:
     """All flowables of the pack, in reading order."""
     portrait_w = content_width(PORTRAIT)
     wide_w = content_width(LANDSCAPE)
-    story: list[Flowable] = [*cover_page(data, styles, portrait_w)]
-    story += [NextPageTemplate("portrait"), PageBreak()]
+    story: list[Flowable] = [NextPageTemplate("portrait"), PageBreak()]
     story += [Heading("1. Summary", styles.h1, "summary"), *summary_section(data, styles, portrait_w)]
     story += [NextPageTemplate("landscape"), PageBreak()]
     story += [
@@ -139,7 +128,9 @@ def build_story(data: ReportData, styles: Styles) -> list[Flowable]:
         story.append(checks_table(data.checks, data.findings, styles, wide_w))
     else:
         story.append(Paragraph("No checks were recorded for this run.", styles.body))
-    return story
+    front: list[Flowable] = [*cover_page(data, styles, portrait_w), NextPageTemplate("portrait"), PageBreak()]
+    front += [Heading("Contents", styles.h1, "contents", toc=False), Spacer(1, 6), TableOfContents.of(story)]
+    return front + story
 
 
 def render_pdf(data: ReportData) -> bytes:

@@ -1,0 +1,118 @@
+"""The PDF read as an auditor reads it: bookmarks and contents lead to their sections, every page names its
+run, chain head and place, and the text is prose, not code (the example lab's real report and the sample)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+from pypdf.generic import Destination
+
+from reports.pdf.renderer import PdfReport
+from tests.e2e.conftest import LAB, run_cli
+from tests.reports.sample_data import make_report_data
+
+TOC_PAGE = 2
+
+
+def outline(reader: PdfReader) -> list[tuple[int, str, int]]:
+    """(level, title, 1-based page) of every bookmark, in order."""
+    out: list[tuple[int, str, int]] = []
+
+    def walk(items: list[object], level: int) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item, level + 1)
+            elif isinstance(item, Destination):
+                page = reader.get_destination_page_number(item)
+                assert page is not None, item.title
+                out.append((level, str(item.title), page + 1))
+
+    walk(reader.outline, 0)  # type: ignore[arg-type]
+    return out
+
+
+def squash(text: str) -> str:
+    return "".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def lab_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example lab audited through the CLI, as a user would; its PDF report."""
+    lab = tmp_path_factory.mktemp("pdf-lab") / "lab"
+    shutil.copytree(LAB, lab, ignore=shutil.ignore_patterns(".auditor", "out"))
+    result = run_cli("audit", "-c", str(lab / "auditor.yaml"), "--quiet")
+    assert result.returncode == 1, result.stdout + result.stderr  # the lab has planted failures
+    return lab / "out" / "run-1.pdf"
+
+
+@pytest.fixture(scope="module")
+def sample_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return PdfReport().render(make_report_data(), tmp_path_factory.mktemp("pdf-nav") / "s.pdf")
+
+
+@pytest.fixture(scope="module", params=["lab", "sample"])
+def pdf(request: pytest.FixtureRequest) -> tuple[PdfReader, list[str]]:
+    path: Path = request.getfixturevalue(f"{request.param}_pdf")
+    reader = PdfReader(path)
+    return reader, [page.extract_text() or "" for page in reader.pages]
+
+
+EXPECTED_SECTIONS = [
+    "1. Summary",
+    "2. Findings",
+    "3. Evidence gaps",
+    "4. Targets and collection status",
+    "5. Control matrix",
+    "6. Waivers",
+    "Appendix A. Checks evaluated",
+]
+
+
+def test_every_bookmark_opens_the_page_of_its_section(pdf: tuple[PdfReader, list[str]]) -> None:
+    reader, texts = pdf
+    marks = outline(reader)
+    titles = [title for _, title, _ in marks]
+    for section in EXPECTED_SECTIONS:
+        assert section in titles
+    assert titles[0].startswith("Cover") and titles[1] == "Contents"
+    assert len({page for _, _, page in marks}) >= 5  # not all on one page
+    for level, title, page in marks[1:]:
+        # the heading is on the bookmarked page, and on no earlier page after the contents
+        assert squash(title) in squash(texts[page - 1]), (title, page)
+        for earlier in range(TOC_PAGE, page - 1):
+            assert squash(title) not in squash(texts[earlier]), (title, page, earlier + 1)
+        assert level in (0, 1)
+    pages = [page for _, _, page in marks]
+    assert pages == sorted(pages)  # reading order
+
+
+def test_contents_lists_every_section_with_its_page(pdf: tuple[PdfReader, list[str]]) -> None:
+    reader, _ = pdf
+    contents = reader.pages[TOC_PAGE - 1].extract_text(extraction_mode="layout")
+    assert "Contents" in contents
+    lines = [" ".join(line.split()) for line in contents.splitlines()]
+    for _, title, page in outline(reader)[2:]:
+        # a TOC line reads "<title> <page>" (the dotted leader is drawn, not text)
+        assert any(re.fullmatch(rf"{re.escape(title)}\s*{page}", line) for line in lines), (
+            title,
+            page,
+            lines,
+        )
+
+
+def test_contents_entries_link_to_their_sections(pdf: tuple[PdfReader, list[str]]) -> None:
+    reader, _ = pdf
+    page_of = {
+        p.indirect_reference.idnum: n for n, p in enumerate(reader.pages, start=1) if p.indirect_reference
+    }
+    targets: set[int] = set()
+    for annot in reader.pages[TOC_PAGE - 1].get("/Annots", []):
+        dest = annot.get_object().get("/Dest")
+        if isinstance(dest, list) and dest:
+            targets.add(page_of[dest[0].idnum])
+    bookmarked = {page for _, _, page in outline(reader)[2:]}
+    assert bookmarked <= targets
