@@ -160,6 +160,8 @@ def seal_signers(engine: Engine, run_ids: list[int]) -> dict[int, str | None]:
         return {}
     with engine.connect() as conn:
         rows = conn.execute(
-            select(SealRecord.run_id, SealRecord.key_fingerprint).where(SealRecord.run_id.in_(run_ids))
+            select(SealRecord.run_id, SealRecord.key_fingerprint)
+            .where(SealRecord.run_id.in_(run_ids))
+            .order_by(SealRecord.resume)  # a resumed run: its latest seal is the one that proves it
         )
         return {int(r): fp for r, fp in rows}
