@@ -202,11 +202,28 @@ def _empty_answer(text: str) -> bool:
     return header_only or _EMPTY_ANSWER.search(text) is not None
 
 
+# IOS prints show output in lines of under 200 characters, columns padded by a few dozen spaces at most.
+# ntc-templates' regular expressions backtrack on long runs of blanks (a `show ip access-lists` line of
+# 20 KB of spaces took 12 s), so longer runs are shortened and over-long lines left out by name.
+MAX_LINE = 1024
+_LONG_BLANKS = re.compile(r"[ \t]{65,}")
+
+
+def _bounded(text: str, ctx: Context) -> str:
+    text = _LONG_BLANKS.sub(" " * 64, text)
+    lines = text.split("\n")
+    for n, line in enumerate(lines, start=1):
+        if len(line) > MAX_LINE:
+            ctx.problem(n, f"a line of {len(line)} characters, longer than IOS prints: not read")
+            lines[n - 1] = ""
+    return "\n".join(lines)
+
+
 def _parser(platform: str) -> Any:
     def load(capture: RawCapture, ctx: Context) -> Any | None:
         command = command_key(capture.meta.get("command", ""))
         try:
-            records = TEMPLATES.parse(platform, command, decode_text(capture))
+            records = TEMPLATES.parse(platform, command, _bounded(decode_text(capture), ctx))
         except Exception as exc:  # a template error must cost this capture only
             ctx.problem(None, f"TextFSM ({platform}) could not read {command!r}: {type(exc).__name__}: {exc}")
             return None

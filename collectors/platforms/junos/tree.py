@@ -26,7 +26,8 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)|/\*.*?(?:\*/|\Z)|[{};\[\]]|[^\
 # Far above any configuration Junos writes (a dozen levels, a few dozen words a statement): a deeper
 # or longer one is hostile or broken, and reading it would cost time and memory quadratic in its size.
 MAX_DEPTH = 64
-MAX_WORDS = 512
+MAX_WORDS = 512  # words of one statement's own path (the tree is walked recursively along it)
+MAX_LISTED = 65_536  # values of one `[ ... ]` list (each is one more leaf, not one more level)
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def curly_statements(text: str, ctx: Context) -> list[Statement]:
         return any(inactive for _, inactive in stack)
 
     def too_long(line: int) -> bool:
-        if len(stack) <= MAX_DEPTH and len(words) + len(listed) <= MAX_WORDS:
+        if len(stack) <= MAX_DEPTH and len(words) <= MAX_WORDS and len(listed) <= MAX_LISTED:
             return False
         what = f"nested deeper than {MAX_DEPTH} levels" if len(stack) > MAX_DEPTH else "a statement too long"
         ctx.problem(line, f"{what}: the configuration is not one Junos writes; none of it is read")
@@ -126,7 +127,7 @@ def curly_statements(text: str, ctx: Context) -> list[Statement]:
             in_list = False
         elif in_list:
             listed.append(_unquote(tok))
-            if len(listed) > MAX_WORDS and too_long(line):
+            if len(listed) > MAX_LISTED and too_long(line):
                 return []
         elif tok == "{":
             inactive = bool(words) and words[0] in ("inactive:",)
