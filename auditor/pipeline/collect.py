@@ -5,8 +5,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from auditor.enums import TargetStatus
 from auditor.errors import AuditorError
@@ -203,25 +202,83 @@ def collect_targets(
         )
     run = _Collection(collectors, writer, normalizers, half_done)
     run.names = {o.target_id: name for name, o in outcomes.items()}
-    pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(todo) or 1)), thread_name_prefix="collect")
+    pool = _Workers(run, todo, max(1, min(workers, len(todo) or 1)))
     remaining = len(todo)
     try:
-        for spec in todo:
-            pool.submit(run.work, spec)
+        pool.start()
         while remaining:
             batch = run.drain()
             # One transaction per drained batch: each capture still lands with its facts (the batch
             # lands whole or not at all), in arrival order, and a target is reported done once stored.
-            with writer.batch():
-                for item in batch:
-                    run.consume(item, outcomes[item.target])
+            kept = {item.target: replace(outcomes[item.target]) for item in batch}
+            try:
+                with writer.batch():
+                    for item in batch:
+                        run.consume(item, outcomes[item.target])
+            except BaseException:  # the batch did not land: neither did what it did to the outcomes
+                outcomes.update(kept)
+                raise
             for item in batch:
                 if item.done:
                     remaining -= 1
                     progress.target_done(item.target, outcomes[item.target].status == TargetStatus.OK)
     except BaseException:
         run.stop.set()  # interrupted: workers stop at their next capture; what was written stays
-        pool.shutdown(wait=False, cancel_futures=True)
+        _record_interrupted(writer, outcomes, pool.started())
         raise
-    pool.shutdown(wait=True)
     return outcomes
+
+
+class _Workers:
+    """A fixed set of daemon threads taking targets from a queue.
+
+    Not a ThreadPoolExecutor: the interpreter joins its threads at exit, so after Ctrl-C or SIGTERM one
+    worker blocked on a silent device held the process until that device's deadline. These workers are
+    abandoned on interrupt instead (a blocked one dies with the process; it writes nothing, the writer
+    is this thread), and targets not yet started are never started."""
+
+    def __init__(self, run: _Collection, todo: list[TargetSpec], size: int) -> None:
+        self.run = run
+        self.todo: queue.SimpleQueue[TargetSpec] = queue.SimpleQueue()
+        for spec in todo:
+            self.todo.put(spec)
+        self.size = size
+        self._started: set[str] = set()
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        for i in range(self.size):
+            threading.Thread(target=self._loop, name=f"collect_{i}", daemon=True).start()
+
+    def started(self) -> set[str]:
+        """Names of the targets a worker has taken (on interrupt, the unfinished ones were caught
+        half-way; the others were never started)."""
+        with self._lock:
+            return set(self._started)
+
+    def _loop(self) -> None:
+        while not self.run.stop.is_set():
+            try:
+                spec = self.todo.get_nowait()
+            except queue.Empty:
+                return
+            with self._lock:
+                self._started.add(spec.name)
+            self.run.work(spec)
+
+
+def _record_interrupted(writer: RunWriter, outcomes: dict[str, TargetOutcome], started: set[str]) -> None:
+    """Give every target the interruption left unfinished its reason. They stay pending, so
+    `audit --resume` collects them again; a failure here must not hide the interrupt itself."""
+    try:
+        for name, out in sorted(outcomes.items()):
+            if out.status != TargetStatus.PENDING:
+                continue
+            reason = (
+                "interrupted while collecting: the run was stopped before this target's evidence was all in"
+                if name in started
+                else "interrupted: the run was stopped before this target was collected"
+            )
+            writer.finish_target(out.target_id, TargetStatus.PENDING, reason)
+    except Exception:
+        log.exception("could not record the interrupted targets")
