@@ -10,7 +10,7 @@ from rich.table import Table
 
 from auditor.cli.app import ConfigOpt, RunOpt, StoreOpt, app, resolve_run, store_engine
 from auditor.cli.console import out
-from auditor.cli.render import findings_table
+from auditor.cli.render import print_findings
 from auditor.cli.sealing import PubkeyOpt
 from auditor.enums import FactKind, Status
 from auditor.errors import ConfigError
@@ -207,7 +207,7 @@ def check_again(
     )
     waivers = waivers_for(engine, run_id, load_config(config) if config else None)
     waived = apply_waivers(to_rows(verdicts), waivers, run_date(engine, run_id))
-    out.print(findings_table(waived.rows, only_problems=not show_all))  # type: ignore[arg-type]
+    print_findings(waived.rows, only_problems=not show_all)  # type: ignore[arg-type]
     print_waiver_notes(waived.notes)
     raise typer.Exit(exit_code(waived.exit_statuses(), True))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from types import TracebackType
 
 from rich.console import Console
@@ -11,14 +12,34 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from auditor.evidence.redact import RedactingFilter
 
-console = Console(stderr=True)
-out = Console()
+PIPED_WIDTH = 1000  # tables piped or logged: as wide as their content, never folded at 80 columns
+
+
+def _console(stderr: bool) -> Console:
+    """On a terminal, rich at the terminal's width. Piped or logged (cron, CI, `| grep`), printed lines
+    never wrap (soft wrap) and tables are laid out wide, so a check id or chain head is never split
+    mid-word. COLUMNS is ignored there: CI runners and test harnesses export COLUMNS=80 to a pipe."""
+    probe = Console(stderr=stderr)
+    if probe.is_terminal:
+        return probe
+    return Console(stderr=stderr, soft_wrap=True, width=PIPED_WIDTH)
+
+
+console = _console(stderr=True)
+out = _console(stderr=False)
 
 
 def setup_logging(verbose: bool) -> None:
-    handler = RichHandler(console=console, show_path=False, rich_tracebacks=verbose)
+    """Rich log lines on a terminal; plain, timestamped one-line records when stderr is piped or logged."""
+    level = logging.DEBUG if verbose else logging.WARNING
+    handler: logging.Handler
+    if console.is_terminal:
+        handler = RichHandler(console=console, show_path=False, rich_tracebacks=verbose)
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactingFilter())  # secrets never reach log output, whatever a library logs
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, handlers=[handler], force=True)
+    logging.basicConfig(level=level, handlers=[handler], force=True)
 
 
 class LiveProgress:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Iterator
 
+from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import Engine
 
@@ -22,19 +25,75 @@ STYLE = {
 }
 
 
-def findings_table(rows: list[object], *, only_problems: bool = True) -> Table:
-    table = Table(title="Findings", show_lines=False, expand=True)
-    for col in ("status", "check", "subject", "found"):
-        table.add_column(col, overflow="fold")
+FOUND_LIMIT = 400  # characters of one finding's text on the console; the reports hold all of it
+_SEPARATORS = ("\n", "; ", ", ")
+
+
+def bounded(text: str, limit: int = FOUND_LIMIT) -> str:
+    """A finding's text cut to about `limit` characters for the console: its first items whole (split at
+    lines, then '; ', then ', ') and how many more there are, so one finding over thousands of flows or
+    ports cannot flood a terminal or a log; the reports keep the full text."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    for sep in _SEPARATORS:
+        items = [i.strip() for i in text.split(sep) if i.strip()]
+        if len(items) < 2:
+            continue
+        shown: list[str] = []
+        for item in items:
+            if shown and len(sep.join([*shown, item])) > limit:
+                break
+            shown.append(item if len(item) <= limit else item[:limit] + "...")
+        more = len(items) - len(shown)
+        if more:
+            joiner = "; " if sep == "\n" else sep
+            return f"{joiner.join(shown)} ... and {more} more of {len(items)} (full text in the report)"
+    return f"{text[:limit]}... ({len(text)} characters; full text in the report)"
+
+
+def _shown(rows: list[object], only_problems: bool) -> Iterator[tuple[Status, bool, object]]:
     for f in rows:
         status = Status(f.status)  # type: ignore[attr-defined]
         if only_problems and status in (Status.PASS, Status.NOT_APPLICABLE):
             continue
+        yield status, bool(getattr(f, "waiver", None)), f
+
+
+def findings_table(rows: list[object], *, only_problems: bool = True) -> Table:
+    table = Table(title="Findings", show_lines=False, expand=True)
+    for col in ("status", "check", "subject", "found"):
+        table.add_column(col, overflow="fold")
+    for status, waived, f in _shown(rows, only_problems):
         label = f"[{STYLE[status]}]{status.value}[/]"
-        if getattr(f, "waiver", None):  # an accepted risk: still a failure, but not one that fails the run
+        if waived:  # an accepted risk: still a failure, but not one that fails the run
             label = f"[yellow]{status.value} (waived)[/]"
-        table.add_row(label, f.check_id, f.subject, f.found)  # type: ignore[attr-defined]
+        table.add_row(label, escape(f.check_id), escape(f.subject), escape(bounded(f.found)))  # type: ignore[attr-defined]
     return table
+
+
+def _cell(text: str) -> str:
+    return re.sub(r"[\t\r\n]+", " ", text).strip()
+
+
+def findings_lines(rows: list[object], *, only_problems: bool = True) -> list[str]:
+    """One finding per line, tab-separated (status, check, subject, found), for output that is not a
+    terminal: `grep T1-`, `cut -f2` and `awk -F'\t'` work on it."""
+    lines = []
+    for status, waived, f in _shown(rows, only_problems):
+        label = f"{status.value} (waived)" if waived else status.value
+        cells = (label, f.check_id, f.subject, bounded(f.found))  # type: ignore[attr-defined]
+        lines.append("\t".join(_cell(c) for c in cells))
+    return lines
+
+
+def print_findings(rows: list[object], *, only_problems: bool = True) -> None:
+    """A table on a terminal; plain tab-separated lines, one per finding, when piped or logged."""
+    if out.is_terminal:
+        out.print(findings_table(rows, only_problems=only_problems))
+        return
+    for line in findings_lines(rows, only_problems=only_problems):
+        print(line)  # not through rich: it would expand the tabs to spaces
 
 
 def print_waiver_notes(notes: list[WaiverNote]) -> None:
@@ -49,7 +108,7 @@ def print_waiver_notes(notes: list[WaiverNote]) -> None:
 def print_outcome(engine: Engine, outcome: AuditOutcome) -> None:
     reader = RunReader(engine, outcome.run_id)
     counts = Counter(outcome.statuses)
-    out.print(findings_table(reader.findings()))
+    print_findings(reader.findings())
     summary = ", ".join(f"[{STYLE[s]}]{counts.get(s, 0)} {s.value}[/]" for s in Status)
     out.print(f"run {outcome.run_id} [bold]{outcome.seal.status.value}[/]: {summary}")
     print_waiver_notes(outcome.waivers)

@@ -1,0 +1,81 @@
+"""Piped or logged (stdout not a terminal), the CLI prints one finding per line and never wraps: a
+check id, subject or chain head is never split, so grep and cut work on it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+from auditor.cli.render import FOUND_LIMIT, bounded, findings_lines
+from auditor.enums import Status
+from tests.cli.conftest import AuditedLab
+from tests.e2e.conftest import REPO, run_cli
+
+
+def _report(lab: AuditedLab) -> Any:
+    return json.loads(lab.report.read_text())
+
+
+def test_every_problem_is_one_tab_separated_line(audited_lab: AuditedLab) -> None:
+    report = _report(audited_lab)
+    problems = [f for f in report["findings"] if f["status"] not in ("PASS", "NOT_APPLICABLE")]
+    assert problems  # the lab has planted violations
+    rows = [line.split("\t") for line in audited_lab.audit.stdout.splitlines() if "\t" in line]
+    assert len(rows) == len(problems)
+    assert all(len(r) == 4 for r in rows)
+    shown = {(r[0], r[1], r[2]) for r in rows}
+    for f in problems:
+        label = f"{f['status']} (waived)" if f["waiver"] else f["status"]
+        assert (label, f["check_id"], f["subject"]) in shown
+
+
+def test_chain_head_and_summary_are_whole_lines(audited_lab: AuditedLab) -> None:
+    head = _report(audited_lab)["run"]["chain_head"]
+    lines = audited_lab.audit.stdout.splitlines()
+    assert any(line.startswith(f"chain head {head}  (") and line.endswith("facts)") for line in lines)
+    assert any(line.startswith("run 1 complete: ") and line.endswith("NOT_APPLICABLE") for line in lines)
+    assert "\x1b[" not in audited_lab.audit.stdout  # no colour codes in a pipe
+
+
+def test_grep_through_a_shell_pipe_finds_a_long_check_id(audited_lab: AuditedLab) -> None:
+    """The 80-column fold used to split T1-OOB-ACCESS-JUMP-HOSTS-ONLY over two lines."""
+    cmd = f"{sys.executable} -m auditor check -c {audited_lab.config} | cat | grep -c T1-OOB-ACCESS-JUMP-HOSTS-ONLY"
+    result = subprocess.run(
+        cmd, shell=True, capture_output=True, text=True, cwd=audited_lab.root, timeout=300
+    )
+    assert int(result.stdout.strip()) >= 1, result.stdout + result.stderr
+
+
+def test_wide_table_is_not_folded_when_piped() -> None:
+    """Even with COLUMNS=80 exported (CI runners do), a table in a pipe is as wide as its content."""
+    result = run_cli("checks", "list", cwd=REPO, env={**os.environ, "COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    assert any("T1-OOB-ACCESS-JUMP-HOSTS-ONLY" in line for line in result.stdout.splitlines())
+
+
+class _Row:
+    def __init__(self, status: Status, found: str) -> None:
+        self.status, self.check_id, self.subject, self.found = status.value, "T9-X", "sw1", found
+        self.waiver = None
+
+
+def test_one_long_finding_is_bounded_with_a_count() -> None:
+    flows = "; ".join(f"10.20.{i // 250}.{i % 250} -> 10.250.10.21:623 ACCEPT" for i in range(1200))
+    text = bounded(flows)
+    assert len(text) < FOUND_LIMIT + 100
+    assert text.startswith("10.20.0.0 -> 10.250.10.21:623 ACCEPT; 10.20.0.1")
+    shown = text.split(" ... ")[0].count("; ") + 1
+    assert f"and {1200 - shown} more of 1200 (full text in the report)" in text
+    assert bounded("a" * 10_000).endswith("(10000 characters; full text in the report)")
+    multi = "\n".join(f"line {i}" for i in range(500))
+    assert "\n" not in bounded(multi)
+
+
+def test_short_text_and_decoys_are_kept_whole() -> None:
+    """A text under the limit is untouched, even with many separators, and PASS rows are not shown."""
+    short = "a, b; c\td"
+    lines = findings_lines([_Row(Status.FAIL, short), _Row(Status.PASS, "x" * 9000)])
+    assert lines == ["FAIL\tT9-X\tsw1\ta, b; c d"]
