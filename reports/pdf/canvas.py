@@ -11,14 +11,14 @@ from typing import Any
 
 from reportlab.pdfgen.canvas import Canvas
 
-from reports.pdf.styles import FONT, FONT_BOLD, INK, MONO, MUTED, NAVY, RULE
+from reports.pdf.styles import FONT, FONT_BOLD, INK, MIN_SIZE, MONO, MUTED, NAVY, RULE
 from reports.pdf.toc import TocSlot
 
 MARGIN_X = 42.0
 FOOTER_Y = 22.0
 HEADER_GAP = 26.0
 CHAIN_PREFIX = 16
-STAMP_SIZE = 8.0  # the smallest text of the pack: header and footer
+STAMP_SIZE = MIN_SIZE  # header and footer, like the smallest text of the body
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from reports.model import (
 )
 from reports.pdf.styles import (
     FONT_BOLD,
+    MIN_SIZE,
     NAVY,
     RULE,
     STATUS_BG,
@@ -158,13 +159,12 @@ def _framework_table(fw: FrameworkResult, styles: Styles, width: float) -> Table
     rows: list[list[object]] = [[Paragraph(esc(n), styles.th) for n in names]]
     commands: list[tuple[object, ...]] = [
         ("ALIGN", (3, 1), (5, -1), "CENTER"),
-        ("FONTSIZE", (3, 1), (5, -1), 7.5),
-        ("FONTSIZE", (6, 1), (6, -1), 7),
+        ("FONTSIZE", (3, 1), (6, -1), MIN_SIZE),
     ]
     for r, req in enumerate(fw.requirements, start=1):
         title = esc(req.title, limit=TEXT_LIMIT)
         if req.note:
-            title += f'<br/><font size="6.4"><i>{esc(req.note, limit=TEXT_LIMIT)}</i></font>'
+            title += f'<br/><font size="{MIN_SIZE:g}"><i>{esc(req.note, limit=TEXT_LIMIT)}</i></font>'
         rows.append(
             [
                 Paragraph(f"<b>{esc(req.id)}</b>", styles.cell),
@@ -230,8 +230,7 @@ def waivers_section(data: ReportData, styles: Styles, width: float) -> list[Flow
     names = ["#", "Check", "Applies to (globs)", "Owner", "Reason", "Expires", "State", "Failures"]
     rows: list[list[object]] = [[Paragraph(esc(n), styles.th) for n in names]]
     commands: list[tuple[object, ...]] = [
-        ("FONTSIZE", (0, 1), (-1, -1), 7.2),
-        ("FONTSIZE", (6, 1), (6, -1), 7),
+        ("FONTSIZE", (0, 1), (-1, -1), MIN_SIZE),
     ]
     for r, u in enumerate(sorted(data.waivers, key=lambda u: u.index), start=1):
         rows.append(_waiver_row(u, styles))

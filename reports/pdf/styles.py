@@ -90,6 +90,11 @@ TARGET_STATUS_BG: dict[TargetStatus, colors.Color] = {
     TargetStatus.FAILED: STATUS_BG[Status.FAIL],
     TargetStatus.PENDING: STATUS_BG[Status.NOT_APPLICABLE],
 }
+# Nothing in the pack is set smaller than this (table cells, notes, badges, header and footer): the
+# document must read when printed, not only when zoomed on screen.
+MIN_SIZE = 8.0
+SMALL_LEADING = 9.8
+
 SEVERITY_EMPHASIS: frozenset[Severity] = frozenset({Severity.CRITICAL, Severity.HIGH})
 
 
@@ -111,19 +116,24 @@ class Styles:
             "h2", fontName=FONT_BOLD, fontSize=10.5, leading=14, textColor=NAVY, spaceBefore=10, spaceAfter=4
         )
         self.body = _style("body", fontSize=9, leading=12.5, spaceAfter=6)
-        self.note = _style("note", fontSize=7.5, leading=9.8, textColor=MUTED)
+        self.note = _style("note", fontSize=MIN_SIZE, leading=10.4, textColor=MUTED)
         self.label = _style("label", fontName=FONT_BOLD, fontSize=8, leading=10.5, textColor=MUTED)
         self.value = _style("value", fontSize=9, leading=11.5)
         self.value_bold = _style("value_bold", fontName=FONT_BOLD, fontSize=9, leading=11.5)
         self.mono = _style("mono", fontName=MONO, fontSize=8.5, leading=10.5)
-        self.th = _style("th", fontName=FONT_BOLD, fontSize=7.5, leading=9, textColor=WHITE)
+        self.th = _style("th", fontName=FONT_BOLD, fontSize=MIN_SIZE, leading=SMALL_LEADING, textColor=WHITE)
         self.th_center = _style(
-            "th_center", fontName=FONT_BOLD, fontSize=7.5, leading=9, textColor=WHITE, alignment=TA_CENTER
+            "th_center",
+            fontName=FONT_BOLD,
+            fontSize=MIN_SIZE,
+            leading=SMALL_LEADING,
+            textColor=WHITE,
+            alignment=TA_CENTER,
         )
-        self.cell = _style("cell", fontSize=7.2, leading=8.8)
-        self.cell_bold = _style("cell_bold", fontName=FONT_BOLD, fontSize=7.2, leading=8.8)
-        self.cell_muted = _style("cell_muted", fontSize=6.6, leading=8.2, textColor=MUTED)
-        self.cell_mono = _style("cell_mono", fontName=MONO, fontSize=6.6, leading=8.2)
+        self.cell = _style("cell", fontSize=MIN_SIZE, leading=SMALL_LEADING)
+        self.cell_bold = _style("cell_bold", fontName=FONT_BOLD, fontSize=MIN_SIZE, leading=SMALL_LEADING)
+        self.cell_muted = _style("cell_muted", fontSize=MIN_SIZE, leading=SMALL_LEADING, textColor=MUTED)
+        self.cell_mono = _style("cell_mono", fontName=MONO, fontSize=MIN_SIZE, leading=SMALL_LEADING)
         self.cell_center = _style("cell_center", fontSize=8.5, leading=10.5, alignment=TA_CENTER)
         self.cell_right = _style("cell_right", fontSize=8.5, leading=10.5, alignment=TA_RIGHT)
         self.cell_left = _style("cell_left", fontSize=8.5, leading=10.5, alignment=TA_LEFT)
@@ -131,8 +141,8 @@ class Styles:
             s: _style(
                 f"badge_{s.value}",
                 fontName=FONT_BOLD,
-                fontSize=7,
-                leading=8.6,
+                fontSize=MIN_SIZE,
+                leading=SMALL_LEADING,
                 textColor=STATUS_FG[s],
                 backColor=STATUS_BG[s],
                 borderPadding=(1.5, 2, 2, 2),
@@ -142,8 +152,8 @@ class Styles:
         self.badge_waived = _style(  # a waived FAIL: an accepted risk, tinted like a gap, not a failure
             "badge_waived",
             fontName=FONT_BOLD,
-            fontSize=7,
-            leading=8.6,
+            fontSize=MIN_SIZE,
+            leading=SMALL_LEADING,
             textColor=STATUS_FG[Status.NOT_ASSESSED],
             backColor=STATUS_BG[Status.NOT_ASSESSED],
             borderPadding=(1.5, 2, 2, 2),

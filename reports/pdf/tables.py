@@ -16,10 +16,12 @@ from reports.json_report import SEVERITY_ORDER, TIER_ORDER
 from reports.model import CheckInfo, EvidenceRef, FindingInfo, ProblemInfo, TargetInfo
 from reports.pdf.styles import (
     FONT,
+    MIN_SIZE,
     MONO,
     MUTED,
     NAVY,
     RULE,
+    SMALL_LEADING,
     STATUS_LABEL,
     STATUS_PRIORITY,
     TARGET_STATUS_BG,
@@ -35,7 +37,7 @@ SHORT_LIMIT = 240
 EVIDENCE_SHOWN = 6
 HASH_PREFIX = 12
 
-MUTED_SIZE = 6.6
+MUTED_SIZE = MIN_SIZE
 MUTED_HEX = MUTED.hexval().replace("0x", "#")
 # Plain-string columns of the findings table: row number, tier/severity, evidence.
 PLAIN_COLUMNS = [
@@ -43,11 +45,11 @@ PLAIN_COLUMNS = [
     ("FONTSIZE", (0, 1), (0, -1), MUTED_SIZE),
     ("TEXTCOLOR", (0, 1), (0, -1), MUTED),
     ("FONTNAME", (2, 1), (2, -1), FONT),
-    ("FONTSIZE", (2, 1), (2, -1), 7.2),
-    ("LEADING", (2, 1), (2, -1), 8.8),
+    ("FONTSIZE", (2, 1), (2, -1), MIN_SIZE),
+    ("LEADING", (2, 1), (2, -1), SMALL_LEADING),
     ("FONTNAME", (7, 1), (7, -1), MONO),
-    ("FONTSIZE", (7, 1), (7, -1), MUTED_SIZE),
-    ("LEADING", (7, 1), (7, -1), 8.2),
+    ("FONTSIZE", (7, 1), (7, -1), MIN_SIZE),
+    ("LEADING", (7, 1), (7, -1), SMALL_LEADING),
 ]
 
 Row = list[object]
@@ -200,7 +202,8 @@ def findings_table(findings: Sequence[FindingInfo], styles: Styles, width: float
                 _evidence_text(f.evidence),
             ]
         )
-    widths = _scaled([20, 134, 54, 58, 112, 124, 132, 96], width)
+    # the check column fits the longest check id (about 30 characters of bold 8 pt) on one line
+    widths = _scaled([20, 152, 54, 58, 106, 116, 128, 96], width)
     table = Table(rows, colWidths=widths, repeatRows=1, hAlign="LEFT")
     table.setStyle(_base_style(PLAIN_COLUMNS))
     return table

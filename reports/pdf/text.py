@@ -13,9 +13,19 @@ from xml.sax.saxutils import escape
 
 from reportlab.pdfbase import pdfmetrics
 
-from reports.pdf.styles import FONT
+from reports.pdf.styles import FONT, MONO
 
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Code syntax that check texts carry over from Python and Markdown, read in the PDF as prose instead:
+# a Python list repr (`['MGMT', 'management']`, `[3, 4]`, `[443]`) becomes "MGMT, management";
+# a flat JSON object becomes "(port 9090, protocol TCP)"; `code` is set in the monospace font.
+# Not touched: an index (`egress[0]`, preceded by a name) and a "[1]" that numbers a line.
+_ITEM = r"""(?:'[^'\n]*'|"[^"\n]*"|-?\d+(?:\.\d+)?)"""
+_PY_LIST = re.compile(rf"(?<![\w\]\)])\[(?P<items>(?:{_ITEM}(?:, {_ITEM})*)?)\]")
+_LIST_ITEM = re.compile(_ITEM)
+_SCALAR = r"""(?:"[^"\n]*"|-?\d+(?:\.\d+)?|true|false|null)"""
+_FLAT_OBJECT = re.compile(rf'\{{(?P<pairs>"[^"\n]*": {_SCALAR}(?:, "[^"\n]*": {_SCALAR})*)\}}')
+_PAIR = re.compile(rf'"(?P<key>[^"\n]*)": (?P<value>{_SCALAR})')
 TRUNCATED_NOTE = " … [truncated: {n:,} characters in all; the JSON report has the full text]"
 
 
@@ -50,6 +60,48 @@ def _clean(text: str) -> str:
     return "".join(out)
 
 
+def _unquote(item: str) -> str:
+    return item[1:-1] if item[:1] in "'\"" else item
+
+
+def _list_text(m: re.Match[str]) -> str:
+    items = [_unquote(i) for i in _LIST_ITEM.findall(m["items"])]
+    numbering = len(items) == 1 and not m["items"].startswith(("'", '"'))
+    at_line_start = m.start() == 0 or m.string[m.start() - 1] == "\n"
+    if numbering and at_line_start:
+        return m.group()  # "[1] a -> b": a numbered line, not a list
+    return ", ".join(items) if items else "none"
+
+
+def _object_text(m: re.Match[str]) -> str:
+    return "(" + ", ".join(f"{_unquote(k)} {_unquote(v)}" for k, v in _PAIR.findall(m["pairs"])) + ")"
+
+
+def prose(text: str) -> str:
+    """`text` with Python lists and flat JSON objects worded as plain text (see _PY_LIST)."""
+    if "[" in text:
+        text = _PY_LIST.sub(_list_text, text)
+    if "{" in text:
+        text = _FLAT_OBJECT.sub(_object_text, text)
+    return text
+
+
+def _markup(text: str) -> str:
+    """Cleaned, escaped markup; Markdown `code` spans in the monospace font, a stray backtick dropped."""
+    if "`" not in text:
+        return escape(_clean(prose(text)))
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an odd number of backticks: the last one opens nothing
+        parts[-2:] = [parts[-2] + parts[-1]]
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            out.append(f'<font face="{MONO}">{escape(_clean(part))}</font>')
+        else:
+            out.append(escape(_clean(prose(part))))
+    return "".join(out)
+
+
 def esc(text: str | None, *, limit: int | None = None, empty: str = "—") -> str:
     """Paragraph-safe markup for `text`: cleaned, XML-escaped, newlines kept, cut at `limit` characters.
 
@@ -61,13 +113,13 @@ def esc(text: str | None, *, limit: int | None = None, empty: str = "—") -> st
     if limit is not None and len(text) > limit:
         shown = text[:limit].rstrip()
         suffix = TRUNCATED_NOTE.format(n=len(text))
-    body = escape(_clean(shown)).replace("\t", "    ").replace("\n", "<br/>")
+    body = _markup(shown).replace("\t", "    ").replace("\n", "<br/>")
     return body + escape(suffix)
 
 
 def plain(text: str) -> str:
-    """Text for plain-string table cells (drawn verbatim, no markup): only cleaned."""
-    return _clean(text)
+    """Text for plain-string table cells (drawn verbatim, no markup): cleaned, lists worded, no backticks."""
+    return _clean(prose(text)).replace("`", "")
 
 
 def hex_lines(digest: str | None, per_line: int = 64) -> str:

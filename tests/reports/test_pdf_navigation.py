@@ -116,3 +116,60 @@ def test_contents_entries_link_to_their_sections(pdf: tuple[PdfReader, list[str]
             targets.add(page_of[dest[0].idnum])
     bookmarked = {page for _, _, page in outline(reader)[2:]}
     assert bookmarked <= targets
+
+
+def test_every_page_names_its_run_chain_head_and_place(pdf: tuple[PdfReader, list[str]]) -> None:
+    _, texts = pdf
+    cover = squash(texts[0])
+    head = re.search(r"chainhead([0-9a-f]{16})…", squash(texts[-1]))
+    assert head, "the footer shows the chain head's first 16 hex digits"
+    assert re.search(rf"{head[1]}[0-9a-f]{{48}}", cover), "the cover shows the whole chain head"
+    run = re.search(r"Run (\d+) ·", texts[0])
+    assert run
+    total = len(texts)
+    for number, text in enumerate(texts, start=1):
+        assert f"Page {number} of {total}" in text
+        assert f"Run {run[1]} ·" in text
+        assert f"chainhead{head[1]}…" in squash(text)
+
+
+def font_sizes(reader: PdfReader) -> dict[float, str]:
+    """Each effective font size used for text (size x text matrix x CTM scale), with a sample of it."""
+    sizes: dict[float, str] = {}
+    for page in reader.pages:
+
+        def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
+            if text.strip():
+                scale = (tm[0] ** 2 + tm[1] ** 2) ** 0.5 * (cm[0] ** 2 + cm[1] ** 2) ** 0.5
+                sizes.setdefault(round(size * scale, 2), text.strip()[:40])
+
+        page.extract_text(visitor_text=visit)
+    return sizes
+
+
+def test_nothing_is_set_under_8_points(pdf: tuple[PdfReader, list[str]]) -> None:
+    reader, _ = pdf
+    sizes = font_sizes(reader)
+    assert max(sizes) >= 15  # the visitor sees real sizes (the section titles)
+    small = {size: sample for size, sample in sizes.items() if size < 8}
+    assert not small, small
+
+
+def test_text_is_prose_not_code(pdf: tuple[PdfReader, list[str]]) -> None:
+    _, texts = pdf
+    text = "\n".join(texts)
+    for code in ("['", "']", '["', "`", '{"'):
+        assert code not in text, (code, text[max(0, text.find(code) - 80) : text.find(code) + 80])
+
+
+def test_long_tables_repeat_their_header_on_every_page(pdf: tuple[PdfReader, list[str]]) -> None:
+    reader, texts = pdf
+    start = {title: page for _, title, page in outline(reader)}
+    spans = {
+        "Evidence (seq, sha256)": (start["2. Findings"], start["3. Evidence gaps"]),
+        "Checks and their findings": (start["5. Control matrix"], start["6. Waivers"]),
+        "Rationale": (start["Appendix A. Checks evaluated"], len(texts) + 1),
+    }
+    for header, (first, end) in spans.items():
+        for page in range(first, end):
+            assert header in texts[page - 1], (header, page)

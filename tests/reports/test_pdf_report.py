@@ -44,6 +44,12 @@ def squash(text: str) -> str:
     return "".join(text.split())
 
 
+def section_text(texts: list[str], title: str, next_title: str) -> str:
+    """The text of one section of the body, which may run over several pages."""
+    body = "\n".join(texts[FRONT:])
+    return body[body.index(title) : body.index(next_title)]
+
+
 def page_texts(path: Path) -> list[str]:
     return [page.extract_text() or "" for page in PdfReader(path).pages]
 
@@ -90,7 +96,7 @@ def test_every_fail_finding_appears_with_check_and_subject(sample_text: list[str
 
 
 def test_failures_are_listed_first(sample_text: list[str]) -> None:
-    body = squash(next(t for t in sample_text[FRONT:] if "2. Findings" in t))
+    body = squash(section_text(sample_text, "2. Findings", "3. Evidence gaps"))
     order = [Status.FAIL, Status.ERROR, Status.NOT_ASSESSED, Status.PASS, Status.NOT_APPLICABLE]
     positions = sorted((body.index(squash(f.found)), order.index(f.status)) for f in sample_findings())
     ranks = [rank for _, rank in positions]
@@ -242,7 +248,7 @@ def test_two_thousand_findings_with_long_texts(tmp_path: Path) -> None:
     pages = len(reader.pages)
     assert pages > 20
     # Text extraction is slow: read the first findings pages (failures come first) and the last page.
-    head = [reader.pages[i].extract_text() or "" for i in range(2, 14)]
+    head = [reader.pages[i].extract_text() or "" for i in range(FRONT + 1, FRONT + 13)]  # after the summary
     assert all("finding-0" in text for text in head)
     for text in head[1:]:
         assert "Evidence (seq, sha256)" in text  # the header row repeats on every page
@@ -276,7 +282,7 @@ def test_cover_names_the_first_mismatch_when_the_chain_does_not_verify(tmp_path:
 
 
 def test_waived_failure_is_marked_with_owner_and_end_date(sample_text: list[str]) -> None:
-    findings = squash(next(t for t in sample_text[FRONT:] if "2. Findings" in t))
+    findings = squash(section_text(sample_text, "2. Findings", "3. Evidence gaps"))
     assert "FAILWAIVED" in findings
     assert squash(f"waived by {WAIVER.owner} until 2025-06-30: {WAIVER.reason}") in findings
 
@@ -316,3 +322,20 @@ def test_all_failures_waived_reads_as_pass_with_waivers(tmp_path: Path) -> None:
     cover = " ".join(page_texts(out)[0].split())
     assert "PASS WITH 1 WAIVED FAILURE" in cover
     assert "FAILURES FOUND" not in cover
+
+
+def test_code_syntax_reads_as_prose() -> None:
+    assert esc("outside VRF(s) ['MGMT', 'management']") == "outside VRF(s) MGMT, management"
+    assert (
+        esc("PFC no-drop on priorities [3, 4]; tcp/udp [443]")
+        == "PFC no-drop on priorities 3, 4; tcp/udp 443"
+    )
+    assert esc('live adds {"port": 9090, "protocol": "TCP"}') == "live adds (port 9090, protocol TCP)"
+    assert esc("VRFs []") == "VRFs none"
+    assert esc("(`25 permit tcp <any>`)") == '(<font face="Courier">25 permit tcp &lt;any&gt;</font>)'
+    assert esc("a stray ` backtick") == "a stray  backtick"
+    # decoys: an index, a numbered line, a spelled-out character, YAML inside code
+    assert esc("egress[0] opens DNS") == "egress[0] opens DNS"
+    assert esc("[1] fe-leaf2 -> oob\n[2] b") == "[1] fe-leaf2 -&gt; oob<br/>[2] b"
+    assert esc("[U+8282] node") == "[U+8282] node"
+    assert esc("`policyTypes: ['Egress']`") == "<font face=\"Courier\">policyTypes: ['Egress']</font>"
