@@ -7,15 +7,37 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from sqlalchemy import Engine
 
 from auditor.cli.console import LiveProgress, console, setup_logging
 from auditor.config.loader import load_config
-from auditor.errors import AuditorError, ConfigError
+from auditor.errors import AuditorError
 from auditor.store.engine import open_store
+
+
+def _flags_show_no_value_type() -> None:
+    """typer's rich help prints a value type beside every boolean flag (`--quiet <bool>`, even `--help
+    <bool>`), as if it took a value; it takes none. Flags (not counters) show no type, everywhere, including
+    flags that commands added later declare."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "_auditor_flags", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        if self.is_flag and not self.count:
+            return None
+        return shown(self, ctx)
+
+    display_type_rich._auditor_flags = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_show_no_value_type()
 
 app = typer.Typer(
     name="auditor",
@@ -34,12 +56,55 @@ SCOPE_BUSY_EXIT = 75  # EX_TEMPFAIL: another audit of the scope holds it; try ag
 RunOpt = Annotated[int | None, typer.Option("--run", "-r", help="run id (default: the latest run)")]
 
 
-def store_engine(config: Path | None, store: str | None, *, migrate: bool = True) -> Engine:
+DEFAULT_STORE = "sqlite:///auditor.db"
+STORE_HINT = (
+    "pass -c CONFIG (its store:), --store URL or set AUDITOR_STORE; `auditor audit -c CONFIG` creates it"
+)
+
+
+class UsageError(AuditorError):
+    """The command line is wrong (a missing store, an unknown name): not the config's fault, so no config
+    prefix; exit code 2 like every AuditorError."""
+
+    hint = "see `auditor COMMAND --help`"
+
+
+def _missing_sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL when it does not exist (opening it would create an empty store)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None  # open_store names the bad URL
+    database = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or database in ("", ":memory:") or database.startswith("file:"):
+        return None
+    path = Path(database)
+    return None if path.exists() else path
+
+
+def store_engine(
+    config: Path | None, store: str | None, *, migrate: bool = True, create: bool = False
+) -> Engine:
+    """The store a command reads: --store, else the config's, else $AUDITOR_STORE, else ./auditor.db.
+    A SQLite file that does not exist is refused unless `create` (db upgrade): a command that reads a
+    store must not leave an empty ./auditor.db behind because -c was forgotten."""
     if store:
-        return open_store(store, migrate=migrate)
-    if config is not None:
-        return open_store(load_config(config).store_url(), migrate=migrate)
-    return open_store(os.environ.get("AUDITOR_STORE", "sqlite:///auditor.db"), migrate=migrate)
+        url, origin = store, "--store"
+    elif config is not None:
+        url, origin = load_config(config).store_url(), f"store: of {config}"
+    elif os.environ.get("AUDITOR_STORE"):
+        url, origin = os.environ["AUDITOR_STORE"], "$AUDITOR_STORE"
+    else:
+        url, origin = DEFAULT_STORE, ""
+    missing = None if create else _missing_sqlite_file(url)
+    if missing is not None:
+        if not origin:
+            raise UsageError(f"no store given and there is no {missing.absolute()}", hint=STORE_HINT)
+        raise UsageError(f"{origin}: no store at {missing.absolute()}", hint=STORE_HINT)
+    return open_store(url, migrate=migrate)
 
 
 def resolve_run(engine: Engine, run: int | None) -> int:
@@ -49,12 +114,26 @@ def resolve_run(engine: Engine, run: int | None) -> int:
         return run
     latest = latest_run_id(engine)
     if latest is None:
-        raise ConfigError("the store holds no run yet", hint="run `auditor audit -c auditor.yaml` first")
+        raise UsageError("the store holds no run yet", hint="run `auditor audit -c auditor.yaml` first")
     return latest
 
 
+def _version(value: bool) -> None:
+    if value:
+        from auditor import __version__
+
+        print(f"auditor {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="debug logging")] = False) -> None:
+def _root(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="debug logging")] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", is_eager=True, callback=_version, help="print the version and exit"),
+    ] = False,
+) -> None:
     setup_logging(verbose)
 
 

@@ -8,12 +8,11 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from auditor.cli.app import ConfigOpt, RunOpt, StoreOpt, app, resolve_run, store_engine
+from auditor.cli.app import ConfigOpt, RunOpt, StoreOpt, UsageError, app, resolve_run, store_engine
 from auditor.cli.console import out
 from auditor.cli.render import print_findings
 from auditor.cli.sealing import PubkeyOpt
 from auditor.enums import FactKind, Status
-from auditor.errors import ConfigError
 
 checks_app = typer.Typer(help="The check catalogue.", no_args_is_help=True)
 runs_app = typer.Typer(help="Stored audit runs.", no_args_is_help=True)
@@ -147,7 +146,7 @@ def facts(
     try:
         fact_kind = FactKind(kind)
     except ValueError:
-        raise ConfigError(
+        raise UsageError(
             f"unknown fact kind {kind!r}", hint=f"one of: {', '.join(k.value for k in FactKind)}"
         ) from None
     engine = store_engine(config, store)
@@ -217,7 +216,7 @@ def db_upgrade(config: ConfigOpt = None, store: StoreOpt = None) -> None:
     """Create or migrate the store's schema to the current version."""
     from auditor.store.engine import current_revision
 
-    engine = store_engine(config, store, migrate=True)
+    engine = store_engine(config, store, migrate=True, create=True)
     out.print(f"store at revision {current_revision(engine)}")
 
 
