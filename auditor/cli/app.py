@@ -202,7 +202,7 @@ def audit(
         )
 
     try:
-        with LiveProgress(enabled=not quiet and console.is_terminal) as progress:
+        with LiveProgress(enabled=not quiet and console.is_terminal, log_lines=not quiet) as progress:
             outcome = run_audit(
                 cfg,
                 engine=engine,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
+from datetime import datetime
 from types import TracebackType
 
 from rich.console import Console
@@ -43,9 +45,14 @@ def setup_logging(verbose: bool) -> None:
 
 
 class LiveProgress:
-    """Targets done, failed and remaining, live; silent when output is not a terminal or --quiet."""
+    """Targets done, failed and remaining. On a terminal, a live bar whose timer keeps running through
+    checks and reports; piped or logged (`log_lines`), a plain progress line on stderr when the run starts,
+    at most every LOG_EVERY seconds while collecting, and at each phase, so a cron log shows where a run
+    is; silent with --quiet."""
 
-    def __init__(self, enabled: bool) -> None:
+    LOG_EVERY = 10.0
+
+    def __init__(self, enabled: bool, *, log_lines: bool = False) -> None:
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -57,11 +64,16 @@ class LiveProgress:
             disable=not enabled,
             transient=False,
         )
+        self._log = log_lines and not enabled
         self._task: TaskID | None = None
+        self._planned = 0
         self._failed = 0
         self._remaining = 0
+        self._started = time.monotonic()
+        self._logged = self._started
 
     def __enter__(self) -> LiveProgress:
+        self._started = self._logged = time.monotonic()
         self._progress.start()
         return self
 
@@ -70,9 +82,22 @@ class LiveProgress:
     ) -> None:
         self._progress.stop()
 
+    def _line(self, text: str) -> None:
+        if self._log:
+            self._logged = time.monotonic()
+            stamp = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S")
+            print(
+                f"{stamp} progress: {text} ({self._logged - self._started:.0f}s)", file=sys.stderr, flush=True
+            )
+
+    def _counts(self) -> str:
+        done = self._planned - self._remaining
+        return f"{done}/{self._planned} targets, {self._failed} failed, {self._remaining} remaining"
+
     def planned(self, targets: int) -> None:
         self._task = self._progress.add_task("collecting", total=targets, failed=0, remaining=targets)
-        self._remaining = targets
+        self._planned = self._remaining = targets
+        self._line(f"collecting {targets} targets")
 
     def target_done(self, name: str, ok: bool) -> None:
         if self._task is None:
@@ -81,7 +106,14 @@ class LiveProgress:
             self._failed += 1
         self._remaining -= 1
         self._progress.update(self._task, advance=1, failed=self._failed, remaining=self._remaining)
+        if self._remaining == 0 or time.monotonic() - self._logged >= self.LOG_EVERY:
+            self._line(f"collecting: {self._counts()}")
 
     def phase(self, text: str) -> None:
+        """A new phase gets its own (open-ended) bar: the collection bar, finished, stops its timer."""
         if self._task is not None:
-            self._progress.update(self._task, description=text)
+            if self._progress.tasks[-1].description == "collecting":
+                self._progress.update(self._task, description="collected")
+            self._progress.stop_task(self._task)
+        self._task = self._progress.add_task(text, total=None, failed=self._failed, remaining=0)
+        self._line(text)

@@ -28,6 +28,6 @@ def audited_lab(tmp_path_factory: pytest.TempPathFactory) -> AuditedLab:
     root = tmp_path_factory.mktemp("cli") / "lab"
     shutil.copytree(LAB, root, ignore=shutil.ignore_patterns(".auditor", "out"))
     config = root / "auditor.yaml"
-    audit = run_cli("audit", "-c", str(config), "-o", str(root / "out"), "-f", "json", "--quiet", cwd=root)
+    audit = run_cli("audit", "-c", str(config), "-o", str(root / "out"), "-f", "json", cwd=root)
     assert audit.returncode == 1, audit.stdout + audit.stderr  # the lab has planted violations
     return AuditedLab(root, config, audit)

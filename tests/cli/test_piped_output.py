@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from typing import Any
@@ -79,3 +80,20 @@ def test_short_text_and_decoys_are_kept_whole() -> None:
     short = "a, b; c\td"
     lines = findings_lines([_Row(Status.FAIL, short), _Row(Status.PASS, "x" * 9000)])
     assert lines == ["FAIL\tT9-X\tsw1\ta, b; c d"]
+
+
+def test_progress_lines_on_stderr_when_logged(audited_lab: AuditedLab) -> None:
+    """No live bar in a log, but a timestamped line at the start, the end of collection and each phase."""
+    lines = audited_lab.audit.stderr.splitlines()
+    progress = [line.split(" progress: ", 1)[1] for line in lines if " progress: " in line]
+    targets = len(_report(audited_lab)["targets"])
+    assert targets > 1
+    assert progress[0].startswith(f"collecting {targets} targets (")
+    assert any(
+        p.startswith(f"collecting: {targets}/{targets} targets, 0 failed, 0 remaining (") for p in progress
+    )
+    assert [p.split(" (")[0] for p in progress[-2:]] == ["checking", "reporting"]
+    assert all(
+        re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d progress: ", line) for line in lines if "progress" in line
+    )
+    assert "\x1b[" not in audited_lab.audit.stderr and "━" not in audited_lab.audit.stderr
