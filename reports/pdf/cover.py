@@ -4,13 +4,17 @@ An auditor should be able to identify the run and check the evidence chain from 
 
 from __future__ import annotations
 
+import re
+
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, HRFlowable, Paragraph, Spacer, Table, TableStyle
 
 from auditor.enums import Status, TargetStatus, Tier, WaiverState
 from reports.json_report import TIER_ORDER, summary_counts
 from reports.model import ReportData
+from reports.pack import pack_name
 from reports.pdf.styles import (
+    MONO,
     NAVY,
     PANEL,
     RULE,
@@ -27,6 +31,7 @@ from reports.pdf.toc import Heading
 
 LABEL_WIDTH = 130.0
 CELL_PAD = 6.0
+_FINGERPRINT = re.compile(r"SHA256:[0-9a-f]+")
 
 
 def status_totals(data: ReportData) -> dict[Status, int]:
@@ -64,7 +69,7 @@ def chain_text(data: ReportData) -> tuple[str, Status]:
             "NOT VERIFIED: the chain was not recomputed for this report (run `auditor verify`)",
             Status.ERROR,
         )
-    seal = "UNSIGNED" if v.signature == "unsigned" else v.signature
+    seal = "UNSIGNED" if v.signature == "unsigned" else "signed (the key is named below)"
     if v.verified:
         return (
             f"CHAIN VERIFIED at report time: {v.captures_checked:,} captures, seal and digests recomputed; "
@@ -115,6 +120,38 @@ def _digest_rows(data: ReportData, per_line: int) -> list[tuple[str, str]]:
         ("Facts digest", hex_lines(run.facts_digest, per_line)),
         ("Findings digest", hex_lines(run.findings_digest, per_line)),
     ]
+
+
+def signature_text(data: ReportData) -> tuple[str, Status]:
+    """Who sealed the run, in plain sight: the signing key's fingerprint, or UNSIGNED."""
+    v = data.verification
+    if v is None:
+        return "UNKNOWN: the seal was not checked for this report", Status.ERROR
+    if v.signature == "unsigned":
+        return (
+            "UNSIGNED: no signing key sealed this run; the chain proves the evidence is intact, nothing "
+            "proves who sealed it",
+            Status.NOT_ASSESSED,
+        )
+    fp = _FINGERPRINT.search(v.signature)
+    text = esc(v.signature[0].upper() + v.signature[1:])
+    return (text if fp is None else text.replace(fp.group(), f"<b>{fp.group()}</b>")), Status.PASS
+
+
+def verify_commands(data: ReportData) -> str:
+    """The two commands that check this report's evidence: from the evidence pack (no store, no network)
+    and against the evidence store of the run."""
+    run = data.run
+    v = data.verification
+    signed = v is not None and v.signature != "unsigned"
+    pack = f"{pack_name(run.id, signed)}.tar.gz"
+    pin = " --pubkey PUBLIC_KEY.pem" if signed else ""
+    from_pack = f"auditor verify {esc(pack)}{pin}"
+    from_store = f"auditor verify --run {run.id} -c auditor.yaml"
+    return (
+        f'From the evidence pack, with no store: <font face="{MONO}">{from_pack}</font><br/>'
+        f'Against the evidence store: <font face="{MONO}">{from_store}</font>'
+    )
 
 
 def _tiers_text(data: ReportData) -> str:
@@ -186,10 +223,20 @@ def cover_page(data: ReportData, styles: Styles, width: float) -> list[Flowable]
     run_table = _kv_table(run_rows, styles, width)
     run_table.setStyle(TableStyle([("BACKGROUND", (1, 1), (1, 1), RUN_STATUS_BG[run.status])]))
     chain, chain_status = chain_text(data)
-    chain_table = _kv_table([("Evidence chain", f"<b>{esc(chain)}</b>")], styles, width)
-    chain_table.setStyle(TableStyle([("BACKGROUND", (1, 0), (1, 0), STATUS_BG[chain_status])]))
+    signature, signature_status = signature_text(data)
+    chain_table = _kv_table(
+        [("Evidence chain", f"<b>{esc(chain)}</b>"), ("Seal signature", f"<b>{signature}</b>")], styles, width
+    )
+    chain_table.setStyle(
+        TableStyle(
+            [
+                ("BACKGROUND", (1, 0), (1, 0), STATUS_BG[chain_status]),
+                ("BACKGROUND", (1, 1), (1, 1), STATUS_BG[signature_status]),
+            ]
+        )
+    )
     return [
-        Spacer(1, 18 * mm),
+        Spacer(1, 6 * mm),
         Paragraph("SEGMENTATION AUDITOR · EVIDENCE PACK", styles.eyebrow),
         Spacer(1, 4),
         Heading(
@@ -208,12 +255,12 @@ def cover_page(data: ReportData, styles: Styles, width: float) -> list[Flowable]
         Paragraph("Integrity", styles.h2),
         chain_table,
         _kv_table(_digest_rows(data, per_line), styles, width, mono=True),
+        _kv_table([("Verify it yourself", verify_commands(data))], styles, width),
         Spacer(1, 6),
         Paragraph(
             "Every capture is hashed (SHA-256) and chained to the one before it. The chain head above "
-            "commits to all captures of this run in order: recompute it from the evidence store and "
-            "compare; any altered, missing or reordered capture changes it. The first 16 hex digits of the "
-            "chain head are repeated in the footer of every page.",
+            "commits to all captures of this run in order: any altered, missing or reordered capture changes "
+            "it. The first 16 hex digits of the chain head are repeated in the footer of every page.",
             styles.note,
         ),
     ]

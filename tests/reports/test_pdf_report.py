@@ -339,3 +339,21 @@ def test_code_syntax_reads_as_prose() -> None:
     assert esc("[1] fe-leaf2 -> oob\n[2] b") == "[1] fe-leaf2 -&gt; oob<br/>[2] b"
     assert esc("[U+8282] node") == "[U+8282] node"
     assert esc("`policyTypes: ['Egress']`") == "<font face=\"Courier\">policyTypes: ['Egress']</font>"
+
+
+def test_cover_shows_the_seal_signature_and_how_to_verify(sample_text: list[str], tmp_path: Path) -> None:
+    cover = " ".join(sample_text[0].split())
+    assert "Seal signature UNSIGNED: no signing key sealed this run" in cover
+    assert f"auditor verify auditor-run-{RUN_ID}-pack-UNSIGNED.tar.gz" in cover
+    assert f"auditor verify --run {RUN_ID} -c auditor.yaml" in cover
+    data = make_report_data()
+    assert data.verification is not None
+    signed = dataclasses.replace(
+        data.verification, signature="signed by the pinned key SHA256:0123456789abcdef"
+    )
+    out = PdfReport().render(dataclasses.replace(data, verification=signed), tmp_path / "s.pdf")
+    cover = " ".join(page_texts(out)[0].split())
+    assert "Seal signature Signed by the pinned key SHA256:0123456789abcdef" in cover
+    assert "UNSIGNED" not in cover
+    assert f"auditor verify auditor-run-{RUN_ID}-pack.tar.gz --pubkey PUBLIC_KEY.pem" in cover
+    assert "Page 1 of" in cover and "Network Segmentation Audit" not in page_texts(out)[1]  # one page
