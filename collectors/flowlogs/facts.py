@@ -109,7 +109,10 @@ def document_facts(document: Any, origin: str) -> tuple[list[FactRecord], list[P
         return [], [Problem(origin, f"not a flow-log aggregate document (version {DOCUMENT_VERSION})")], False
     facts: list[FactRecord] = []
     problems: list[Problem] = []
-    for index, item in enumerate(body.get("facts") or []):
+    items, noted = body.get("facts") or [], body.get("problems") or []
+    if not isinstance(items, list) or not isinstance(noted, list):
+        return [], [Problem(origin, "a flow-log aggregate's facts and problems must be lists")], False
+    for index, item in enumerate(items):
         try:
             data = dict(item)
             kind = data.pop("kind")
@@ -121,7 +124,7 @@ def document_facts(document: Any, origin: str) -> tuple[list[FactRecord], list[P
             facts.append(model.model_validate(data))
         except (TypeError, KeyError, ValueError) as exc:
             problems.append(Problem(origin, f"facts[{index}] cannot be read: {exc}"))
-    for item in body.get("problems") or []:
+    for item in noted:
         if isinstance(item, dict) and isinstance(item.get("message"), str):
             line = item.get("line")
             problems.append(

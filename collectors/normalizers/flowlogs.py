@@ -14,13 +14,13 @@ naming the line, and the rest is kept. Never raises.
 from __future__ import annotations
 
 import io
-import json
 import tempfile
 from pathlib import Path
 
 from auditor.capture import RawCapture
 from auditor.enums import FactKind
 from auditor.normalize import NormalizeResult, Problem
+from auditor.safeload import load_json
 from collectors.flowlogs.engine import FlowLogEngine, FlowObject
 from collectors.flowlogs.facts import document_facts, totals_facts
 from collectors.flowlogs.fields import DEFAULT_FIELDS, KNOWN_FIELDS, LayoutError, log_format_fields
@@ -76,8 +76,8 @@ def normalize_flow_aggregate(capture: RawCapture) -> NormalizeResult:
     """Facts of one flow log's window, as the live collector's engine aggregated them."""
     result = NormalizeResult(covers=set(COVERS))
     try:
-        document = json.loads(capture.content)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        document = load_json(capture.content)
+    except ValueError as exc:  # not UTF-8, not JSON, over a bound of auditor.safeload, a huge number
         result.problems.append(Problem(capture.origin, f"invalid flow-log aggregate JSON: {exc}"))
         result.covers = set()
         return result

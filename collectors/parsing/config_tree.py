@@ -21,6 +21,10 @@ from auditor.normalize import Problem
 
 _FREE_TEXT_START = re.compile(r"^\s*(comment|banner\s+\S+)\s*$")
 _FREE_TEXT_END = "EOF"
+# Configs nest a handful of levels. A hostile one indented a thousand levels deep would make the tree
+# (built and walked recursively) overflow the interpreter's stack: lines past this depth are kept,
+# as children of the deepest block allowed.
+MAX_DEPTH = 64
 DELIMITED_BANNER = re.compile(r"^\s*banner\s+\w+\s+(?P<delim>\^C|\S)(?P<rest>.*)$")
 
 
@@ -107,7 +111,8 @@ def parse_tree(lines: list[str]) -> Config:
 
 def indented_blocks(lines: list[str], is_config: Callable[[str], bool]) -> list[Block]:
     """The top-level blocks of `lines`: each line belongs to the nearest line above it that is indented
-    less; lines that are not configuration (blank, comments) belong to nothing and hold nothing."""
+    less; lines that are not configuration (blank, comments) belong to nothing and hold nothing. The
+    tree is at most MAX_DEPTH deep."""
     top: list[Block] = []
     stack: list[Block] = []  # the chain of open blocks, least indented first
     for number, raw in enumerate(lines, start=1):
@@ -117,6 +122,7 @@ def indented_blocks(lines: list[str], is_config: Callable[[str], bool]) -> list[
         indent = len(raw) - len(raw.lstrip())
         while stack and stack[-1].indent >= indent:
             stack.pop()
+        del stack[MAX_DEPTH - 1 :]
         block = Block(indent, text, number)
         (stack[-1].children if stack else top).append(block)
         stack.append(block)

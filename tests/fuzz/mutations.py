@@ -7,7 +7,9 @@ whose `apply` turns the seed's bytes into the fuzzed bytes. The same records dri
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -126,7 +128,43 @@ class SpliceLine(Mutation):
         return b"".join(lines[:i] + [lines[i]] * self.times + lines[i:])
 
 
+@dataclass(frozen=True)
+class ReplaceJsonValue(Mutation):
+    """One value of a JSON document swapped for another of any type: a list where an object was, a
+    string for a number. Structure-aware, because byte mutations rarely keep a document parseable, and
+    a reader that trusts the shape of its input fails only on parseable input. Not JSON: unchanged."""
+
+    where: float
+    value: object
+
+    def apply(self, data: bytes) -> bytes:
+        try:
+            doc = json.loads(data)
+        except (ValueError, RecursionError):
+            return data
+        slots: list[tuple[Any, Any]] = []  # (container, key or index), walked without recursion
+        stack = [doc]
+        while stack:
+            node = stack.pop()
+            pairs = (
+                node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+            )
+            for key, child in pairs:
+                slots.append((node, key))
+                stack.append(child)
+        if not slots:
+            return json.dumps(self.value).encode()
+        container, key = slots[min(len(slots) - 1, int(len(slots) * self.where))]
+        container[key] = self.value
+        return json.dumps(doc).encode()
+
+
 _fraction = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
 
 
 def mutations(
@@ -144,6 +182,8 @@ def mutations(
             Insert, st.lists(_fraction, min_size=1, max_size=4).map(tuple), st.sampled_from(INVALID_UTF8)
         ),
         st.builds(SpliceLine, _fraction, st.integers(2, max_times)),
+        st.builds(ReplaceJsonValue, _fraction, _json_values),
+        st.builds(ReplaceJsonValue, _fraction, _json_values),  # twice the weight: JSON formats are many
     )
 
 

@@ -14,7 +14,7 @@ from auditor.errors import ConfigError
 from auditor.facts import FactRecord
 from auditor.normalize import NormalizeResult
 from tests.fuzz.harness import check_result, registry
-from tests.fuzz.seeds import SEEDS, Seed
+from tests.fuzz.seeds import GENERATED, SEEDS, Seed
 
 
 def _key(fact: FactRecord) -> str:
@@ -110,3 +110,35 @@ def test_config_errors_of_every_kind_are_config_errors(tmp_path: Path, content: 
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert says in str(info.value) and str(path) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"FlowLogAggregate": {"version": 1, "facts": ' + b"[" * 5000 + b"]" * 5000 + b"}}",
+        b'{"FlowLogAggregate": {"version": 1, "facts": 5}}',
+        b'{"FlowLogAggregate": {"version": 1, "problems": 7}}',
+        b'{"FlowLogAggregate": {"version": 1' + b"0" * 5000 + b"}}",
+    ],
+    ids=["deep", "facts-not-a-list", "problems-not-a-list", "5000-digits"],
+)
+def test_flow_log_aggregate_of_any_shape_is_a_problem(content: bytes) -> None:
+    """A stored aggregate document re-normalized (offline, from an export) raised RecursionError,
+    TypeError or ValueError out of the normalizer."""
+    seed = Seed("aws.flowlog.aggregate", GENERATED["aws.flowlog.aggregate"][0], {})
+    result, _ = _run(seed, content)
+    assert result.facts == [] and result.covers == set() and result.problems
+
+
+@pytest.mark.parametrize(
+    "fmt", ["sonic.frr", "eos.running-config", "ios.running-config", "onyx.running-config"]
+)
+def test_a_config_indented_a_thousand_levels_deep_is_read(fmt: str) -> None:
+    """The shared indentation tree was frozen recursively: 1,000 levels raised RecursionError out of
+    the FRR reader. The tree now stops deepening at config_tree.MAX_DEPTH; every line is still read."""
+    seed = _seed(fmt)
+    deep = b"".join(b"  " * n + b"k\n" for n in range(1_000))
+    base, _ = _run(seed, seed.content())
+    result, seconds = _run(seed, deep + seed.content())
+    assert seconds < 5.0
+    assert {_key(f) for f in base.facts if f.kind.value != "device"} <= {_key(f) for f in result.facts}
