@@ -33,10 +33,10 @@ class ConfigError(AuditorError):
         hint: str | None = None,
     ) -> None:
         self.file, self.line, self.field = file, line, field
-        where = file or "<config>"
+        where = file or ""  # no file: a command-line value, a key file or a plugin; no made-up "<config>"
         if line is not None:
-            where = f"{where}:{line}"
-        prefix = f"{where}: {field}: " if field else f"{where}: "
+            where = f"{where or '<config>'}:{line}"
+        prefix = "".join(f"{p}: " for p in (where, field) if p)
         super().__init__(prefix + message, hint=hint)
 
 

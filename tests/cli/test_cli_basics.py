@@ -92,3 +92,14 @@ def test_help_through_the_real_cli() -> None:
     result = run_cli("audit", "--help")
     assert result.returncode == 0
     assert "--quiet" in result.stdout and "--wait" in result.stdout and "<bool>" not in result.stdout
+
+
+def test_errors_of_the_command_line_carry_no_config_prefix(tmp_path: Path) -> None:
+    """A key that exists, an unknown framework: not the config's fault, so no '<config>:' before them."""
+    assert run_cli("keys", "generate", "-o", "k", cwd=tmp_path).returncode == 0
+    again = run_cli("keys", "generate", "-o", "k", cwd=tmp_path)
+    assert again.returncode == 2
+    assert " ".join(again.stderr.split()).startswith("error: k/auditor-signing.key already exists (")
+    framework = run_cli("controls", "--framework", "nope", cwd=tmp_path)
+    assert framework.returncode == 2
+    assert " ".join(framework.stderr.split()).startswith("error: unknown framework 'nope' (one of: ")
