@@ -123,11 +123,34 @@ def verify(
     raise typer.Exit(1)
 
 
+def report_settings(
+    config: Path | None, formats: list[str] | None, output: Path | None
+) -> tuple[list[str], Path]:
+    """-f/-o when given; else the config's reports: and output: (relative to the config's directory, as
+    `audit` writes them); without a config, pdf in ./audit-output."""
+    if config is None:
+        return formats or ["pdf"], output or Path("audit-output")
+    from auditor.config.loader import load_config
+
+    cfg = load_config(config)
+    return formats or list(cfg.reports), output or cfg.resolve(cfg.output)
+
+
 @app.command()
 def report(
     run: RunOpt = None,
-    report_format: Annotated[list[str], typer.Option("--format", "-f", help="pdf, json, ...")] = ["pdf"],  # noqa: B006
-    output: Annotated[Path, typer.Option("--output", "-o")] = Path("audit-output"),
+    report_format: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--format", "-f", help="pdf, json, csv, junit, ... (default: the config's reports:, else pdf)"
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="report directory (default: the config's output:, else audit-output)"
+        ),
+    ] = None,
     config: ConfigOpt = None,
     store: StoreOpt = None,
     pubkey: PubkeyOpt = None,
@@ -141,12 +164,13 @@ def report(
     engine = store_engine(config, store)
     run_id = resolve_run(engine, run)
     pin = pin_for(config, pubkey)
+    formats, folder = report_settings(config, report_format, output)
     note = unsealed_note(run_state(engine, run_id))
     if note:
         out.print(f"[bold red]not sealed[/]: {escape(note)}", highlight=False, soft_wrap=True)
     result = verify_run(engine, run_id, pin)
     try:
-        paths = render_reports(engine, run_id, report_format, output, pin, result)
+        paths = render_reports(engine, run_id, formats, folder, pin, result)
     except (KeyError, ValueError, TypeError) as exc:
         if result.ok:
             raise
