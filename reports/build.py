@@ -51,6 +51,13 @@ def waiver_info(data: dict[str, Any] | Waiver) -> WaiverInfo:
     )
 
 
+def _period(value: object) -> tuple[date, date] | None:
+    """The stored config's audit_period ({start, end} as ISO dates), or None when absent."""
+    if not isinstance(value, dict) or not value.get("start") or not value.get("end"):
+        return None
+    return date.fromisoformat(str(value["start"])), date.fromisoformat(str(value["end"]))
+
+
 def waiver_uses(config: dict[str, Any], started: datetime, findings: list[FindingInfo]) -> list[WaiverUse]:
     """Each waiver of the run's config: in force or expired on the run's date, and what it matched.
 
@@ -158,6 +165,8 @@ def build_report_data(
         capture_count=shown_captures,
         fact_count=shown_facts,
         declared_tiers=declared,
+        organisation=str(run.config.get("organisation") or ""),
+        audit_period=_period(run.config.get("audit_period")),
     )
     return ReportData(
         run=info,

@@ -125,6 +125,8 @@ class RunInfo:
     capture_count: int
     fact_count: int
     declared_tiers: list[Tier]
+    organisation: str = ""  # from the run's config, for the cover; empty when not configured
+    audit_period: tuple[date, date] | None = None  # first and last day the audit covers
 
 
 @dataclass(frozen=True)

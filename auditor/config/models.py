@@ -655,6 +655,19 @@ class Waiver(_Strict):
         return value
 
 
+class AuditPeriod(_Strict):
+    """The period an audit covers (for the report cover): first and last day, inclusive."""
+
+    start: date
+    end: date
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AuditPeriod:
+        if self.end < self.start:
+            raise ValueError(f"audit_period ends ({self.end}) before it starts ({self.start}); swap them")
+        return self
+
+
 class AuditConfig(_Strict):
     intent: Intent = Intent()
     sources: Sources = Sources()
@@ -666,6 +679,11 @@ class AuditConfig(_Strict):
         default=["json", "pdf"], description="report formats: json, pdf, csv, junit, or a plugin's"
     )
     scope: str = Field(default="", description="free text for the report cover: what is audited and why")
+    organisation: str = Field(default="", description="who is audited, for the report cover")
+    audit_period: AuditPeriod | None = Field(
+        default=None,
+        description="the period the audit covers, for the report cover: {start: date, end: date}",
+    )
     signing: SigningSettings | None = None
     base_dir: Path = Field(default=Path("."), exclude=True)
 

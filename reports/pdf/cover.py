@@ -103,8 +103,8 @@ def _kv_table(rows: list[tuple[str, str]], styles: Styles, width: float, *, mono
                 ("LINEBELOW", (0, 0), (-1, -1), 0.4, RULE),
                 ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD),
                 ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
-                ("TOPPADDING", (0, 0), (-1, -1), 3.5),
-                ("BOTTOMPADDING", (0, 0), (-1, -1), 3.5),
+                ("TOPPADDING", (0, 0), (-1, -1), 2.5),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 2.5),
                 ("BACKGROUND", (0, 0), (0, -1), PANEL),
             ]
         )
@@ -199,6 +199,27 @@ def _banner(data: ReportData, styles: Styles, width: float) -> Table:
     return table
 
 
+def _finished_text(data: ReportData) -> str:
+    run = data.run
+    if run.finished_at is None:
+        return utc_text(None)
+    return f"{utc_text(run.finished_at)} (after {duration_text(run.started_at, run.finished_at)})"
+
+
+def _audited(data: ReportData, styles: Styles) -> list[Flowable]:
+    """Who and which period the audit covers, when the config says (organisation, audit_period)."""
+    run = data.run
+    out: list[Flowable] = []
+    if run.organisation:
+        out.append(Paragraph(f"<b>Organisation.</b> {esc(run.organisation)}", styles.body))
+    if run.audit_period is not None:
+        start, end = run.audit_period
+        days = (end - start).days + 1
+        span = f"{start.isoformat()} to {end.isoformat()} ({days:,} day{'s' * (days != 1)})"
+        out.append(Paragraph(f"<b>Audit period.</b> {span}", styles.body))
+    return out
+
+
 def cover_page(data: ReportData, styles: Styles, width: float) -> list[Flowable]:
     """The flowables of page one."""
     run = data.run
@@ -207,8 +228,7 @@ def cover_page(data: ReportData, styles: Styles, width: float) -> list[Flowable]
         ("Run ID", f"<b>{run.id}</b>"),
         ("Run status", f"<b>{esc(run.status.value.upper())}</b>"),
         ("Started", esc(utc_text(run.started_at))),
-        ("Finished", esc(utc_text(run.finished_at))),
-        ("Duration", esc(duration_text(run.started_at, run.finished_at))),
+        ("Finished", esc(_finished_text(data))),
         ("Report generated", esc(utc_text(data.generated_at))),
         ("Tool version", esc(f"segmentation-auditor {run.tool_version}")),
         ("Declared tiers", _tiers_text(data)),
@@ -236,7 +256,7 @@ def cover_page(data: ReportData, styles: Styles, width: float) -> list[Flowable]
         )
     )
     return [
-        Spacer(1, 6 * mm),
+        Spacer(1, 2 * mm),
         Paragraph("SEGMENTATION AUDITOR · EVIDENCE PACK", styles.eyebrow),
         Spacer(1, 4),
         Heading(
@@ -245,6 +265,7 @@ def cover_page(data: ReportData, styles: Styles, width: float) -> list[Flowable]
         Paragraph("AI GPU cluster: out-of-band management, frontend and backend RDMA tiers", styles.subtitle),
         Spacer(1, 8),
         HRFlowable(width="100%", thickness=1.6, color=NAVY, spaceAfter=10),
+        *_audited(data, styles),
         Paragraph(f"<b>Scope.</b> {esc(run.scope)}", styles.body),
         Spacer(1, 4),
         _banner(data, styles, width),

@@ -11,6 +11,8 @@ import pytest
 from pypdf import PdfReader
 from pypdf.generic import Destination
 
+from auditor.config.loader import load_config
+from auditor.errors import ConfigError
 from reports.pdf.renderer import PdfReport
 from tests.e2e.conftest import LAB, run_cli
 from tests.reports.sample_data import make_report_data
@@ -44,6 +46,8 @@ def lab_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example lab audited through the CLI, as a user would; its PDF report."""
     lab = tmp_path_factory.mktemp("pdf-lab") / "lab"
     shutil.copytree(LAB, lab, ignore=shutil.ignore_patterns(".auditor", "out"))
+    with (lab / "auditor.yaml").open("a") as config:  # the cover's who and when, as a user sets them
+        config.write("organisation: Example GPU Cloud\naudit_period: {start: 2026-01-01, end: 2026-03-31}\n")
     result = run_cli("audit", "-c", str(lab / "auditor.yaml"), "--quiet")
     assert result.returncode == 1, result.stdout + result.stderr  # the lab has planted failures
     return lab / "out" / "run-1.pdf"
@@ -79,6 +83,7 @@ def test_every_bookmark_opens_the_page_of_its_section(pdf: tuple[PdfReader, list
     for section in EXPECTED_SECTIONS:
         assert section in titles
     assert titles[0].startswith("Cover") and titles[1] == "Contents"
+    assert marks[1][2] == TOC_PAGE, "the cover holds on one page"
     assert len({page for _, _, page in marks}) >= 5  # not all on one page
     for level, title, page in marks[1:]:
         # the heading is on the bookmarked page, and on no earlier page after the contents
@@ -173,3 +178,18 @@ def test_long_tables_repeat_their_header_on_every_page(pdf: tuple[PdfReader, lis
     for header, (first, end) in spans.items():
         for page in range(first, end):
             assert header in texts[page - 1], (header, page)
+
+
+def test_lab_cover_names_the_organisation_and_period(lab_pdf: Path) -> None:
+    cover = " ".join((PdfReader(lab_pdf).pages[0].extract_text() or "").split())
+    assert "Organisation. Example GPU Cloud" in cover
+    assert "Audit period. 2026-01-01 to 2026-03-31 (90 days)" in cover
+    assert "Seal signature UNSIGNED" in cover  # the lab config has no signing key
+
+
+def test_an_audit_period_that_ends_before_it_starts_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "auditor.yaml"
+    config.write_text("audit_period:\n  start: 2026-03-31\n  end: 2026-01-01\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(config)
+    assert "auditor.yaml" in str(err.value) and "swap them" in str(err.value)

@@ -6,6 +6,7 @@ import dataclasses
 import shutil
 import subprocess
 from collections import Counter
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -357,3 +358,18 @@ def test_cover_shows_the_seal_signature_and_how_to_verify(sample_text: list[str]
     assert "UNSIGNED" not in cover
     assert f"auditor verify auditor-run-{RUN_ID}-pack.tar.gz --pubkey PUBLIC_KEY.pem" in cover
     assert "Page 1 of" in cover and "Network Segmentation Audit" not in page_texts(out)[1]  # one page
+
+
+def test_cover_names_the_organisation_and_audit_period(sample_text: list[str], tmp_path: Path) -> None:
+    assert "Organisation." not in sample_text[0] and "Audit period." not in sample_text[0]  # not configured
+    data = make_report_data()
+    run = dataclasses.replace(
+        data.run,
+        organisation="Example GPU Cloud <EU> & Co",
+        audit_period=(date(2025, 1, 1), date(2025, 3, 31)),
+    )
+    cover = " ".join(
+        page_texts(PdfReport().render(dataclasses.replace(data, run=run), tmp_path / "o.pdf"))[0].split()
+    )
+    assert "Organisation. Example GPU Cloud <EU> & Co" in cover
+    assert "Audit period. 2025-01-01 to 2025-03-31 (90 days)" in cover
