@@ -106,7 +106,7 @@ def framework_summary(data: ReportData, styles: Styles, width: float) -> list[Fl
         for c, res in enumerate(SUMMARY_ORDER, start=1):
             if counts[res] and res not in (RequirementStatus.PASS, RequirementStatus.NOT_APPLICABLE):
                 commands += _tint(c, r, res)
-    status_w = 58.0
+    status_w = 60.0  # "APPLICABLE" in bold 8 pt fits on one line
     table = Table(rows, colWidths=[width - 6 * status_w, *[status_w] * 6], repeatRows=1, hAlign="LEFT")
     table.setStyle(_grid(commands))
     return [

@@ -38,6 +38,8 @@ GRID_STYLE = [
     ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
     ("TOPPADDING", (0, 0), (-1, -1), 4),
     ("BOTTOMPADDING", (0, 0), (-1, -1), 4),
+    ("LEFTPADDING", (0, 0), (-1, -1), 4),  # "APPLICABLE" in bold 8 pt fits a 60 pt column
+    ("RIGHTPADDING", (0, 0), (-1, -1), 4),
 ]
 
 
