@@ -61,10 +61,15 @@ def _shown(rows: list[object], only_problems: bool) -> Iterator[tuple[Status, bo
 
 
 def findings_table(rows: list[object], *, only_problems: bool = True) -> Table:
+    shown = list(_shown(rows, only_problems))
     table = Table(title="Findings", show_lines=False, expand=True)
-    for col in ("status", "check", "subject", "found"):
-        table.add_column(col, overflow="fold")
-    for status, waived, f in _shown(rows, only_problems):
+    table.add_column("status", overflow="fold")
+    # a check id is never folded mid-word (grep, copy-paste); subjects and texts fold as they must
+    widest = max((len(f.check_id) for _, _, f in shown), default=5)  # type: ignore[attr-defined]
+    table.add_column("check", no_wrap=True, min_width=widest)
+    table.add_column("subject", overflow="fold")
+    table.add_column("found", overflow="fold")
+    for status, waived, f in shown:
         label = f"[{STYLE[status]}]{status.value}[/]"
         if waived:  # an accepted risk: still a failure, but not one that fails the run
             label = f"[yellow]{status.value} (waived)[/]"
@@ -110,18 +115,22 @@ def print_outcome(engine: Engine, outcome: AuditOutcome) -> None:
     counts = Counter(outcome.statuses)
     print_findings(reader.findings())
     summary = ", ".join(f"[{STYLE[s]}]{counts.get(s, 0)} {s.value}[/]" for s in Status)
-    out.print(f"run {outcome.run_id} [bold]{outcome.seal.status.value}[/]: {summary}")
+    out.print(f"run {outcome.run_id} [bold]{outcome.seal.status.value}[/]: {summary}", soft_wrap=True)
     print_waiver_notes(outcome.waivers)
+    # soft wrap: on a terminal too, the chain head stays one line to copy (the terminal folds it on screen)
     out.print(
         f"chain head {outcome.seal.chain_head}  ({outcome.seal.capture_count} captures, "
-        f"{outcome.seal.fact_count} facts)"
+        f"{outcome.seal.fact_count} facts)",
+        soft_wrap=True,
     )
     problems = reader.problems()
     if problems:
         out.print(f"[yellow]{len(problems)} evidence gap(s)[/]:")
         for p in problems[:20]:
-            out.print(f"  {p.location}: {p.message}", highlight=False)
+            out.print(
+                f"  {escape(p.location)}: {escape(bounded(p.message))}", highlight=False, soft_wrap=True
+            )
         if len(problems) > 20:
             out.print(f"  ... and {len(problems) - 20} more (see the report)")
     for path in outcome.reports:
-        out.print(f"report: {path}")
+        out.print(f"report: {escape(str(path))}", highlight=False, soft_wrap=True)

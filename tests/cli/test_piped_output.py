@@ -97,3 +97,18 @@ def test_progress_lines_on_stderr_when_logged(audited_lab: AuditedLab) -> None:
         re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d progress: ", line) for line in lines if "progress" in line
     )
     assert "\x1b[" not in audited_lab.audit.stderr and "━" not in audited_lab.audit.stderr
+
+
+def test_on_an_80_column_terminal_check_ids_are_not_folded(audited_lab: AuditedLab) -> None:
+    """A terminal (TTY_COMPATIBLE=1 makes rich treat the pipe as one) keeps the table, but a check id is
+    never split over two lines; long texts fold in their own column and are bounded."""
+    env = {**os.environ, "TTY_COMPATIBLE": "1", "COLUMNS": "80"}
+    result = run_cli("check", "-c", str(audited_lab.config), cwd=audited_lab.root, env=env)
+    assert result.returncode == 1, result.stdout + result.stderr
+    text = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
+    assert "┃ check" in text  # the table, not the piped lines
+    lines = text.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    ids = {f["check_id"] for f in _report(audited_lab)["findings"] if f["status"] == "FAIL"}
+    for cid in ids:
+        assert any(cid in line for line in lines), cid
