@@ -150,6 +150,12 @@ def audit(
         typer.Option(min=1, max=512, help="concurrent collection workers (default: collection.workers, 16)"),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="one JSON summary object on stdout (run, status, counts, chain head, reports)"
+        ),
+    ] = False,
     signing_key: Annotated[
         Path | None,
         typer.Option(
@@ -217,7 +223,14 @@ def audit(
         raise typer.Exit(SCOPE_BUSY_EXIT) from None
     if resume is not None:
         console.print(f"run {resume} resumed and finished on its own chain", highlight=False)
-    print_outcome(engine, outcome)
+    if as_json:
+        import json
+
+        from auditor.cli.render import outcome_json
+
+        print(json.dumps(outcome_json(engine, outcome)))
+    else:
+        print_outcome(engine, outcome)
     raise typer.Exit(outcome.exit_code)
 
 

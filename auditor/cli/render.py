@@ -134,3 +134,26 @@ def print_outcome(engine: Engine, outcome: AuditOutcome) -> None:
             out.print(f"  ... and {len(problems) - 20} more (see the report)")
     for path in outcome.reports:
         out.print(f"report: {escape(str(path))}", highlight=False, soft_wrap=True)
+
+
+def outcome_json(engine: Engine, outcome: AuditOutcome) -> dict[str, object]:
+    """`audit --json`: one object for scripts and cron (the findings themselves are in the JSON report)."""
+    counts = Counter(outcome.statuses)
+    seal = outcome.seal
+    return {
+        "run": outcome.run_id,
+        "status": seal.status.value,
+        "exit_code": outcome.exit_code,
+        "counts": {s.value: counts.get(s, 0) for s in Status},
+        "chain_head": seal.chain_head,
+        "captures": seal.capture_count,
+        "facts": seal.fact_count,
+        "findings": seal.finding_count,
+        "signed_by": seal.key_fingerprint,
+        "evidence_gaps": len(RunReader(engine, outcome.run_id).problems()),
+        "waivers": [
+            {"index": n.index, "state": n.state.value, "matched": n.matched, "text": n.text()}
+            for n in outcome.waivers
+        ],
+        "reports": [str(p) for p in outcome.reports],
+    }
