@@ -83,7 +83,9 @@ class Platform:
     error_replies: tuple[re.Pattern[str], ...] = ()
     # Formats holding a whole text configuration: a capture of one must contain a config statement
     config_formats: frozenset[str] = frozenset()
-    # "Kind.field" -> why this OS cannot give it (shown as n/a in the coverage table of FORMATS.md)
+    # "Kind.field" -> why this OS cannot give it (shown as n/a in the coverage table of FORMATS.md).
+    # A whole kind ("QosInterface") declared unavailable is a gap on every device of this platform: the
+    # checks needing it are NOT_ASSESSED naming the platform and the reason, whatever else covers it.
     unavailable: Mapping[str, str] = field(default_factory=dict)
     # "module:function" giving an interface's canonical name (the running config's spelling) from any
     # spelling a getter or command prints (NAPALM's nxos_ssh says `Management0`/`Port-channel1` where

@@ -29,6 +29,7 @@ from dataclasses import replace
 
 from auditor.capture import RawCapture
 from auditor.enums import FactKind
+from auditor.facts.base import fact_model
 from auditor.normalize import NormalizeResult, Problem
 from collectors.platforms.registry import Platform
 
@@ -85,7 +86,11 @@ def _line(text: str, at: int) -> str:
 
 
 def _withheld(platform: Platform, capture: RawCapture, result: NormalizeResult) -> NormalizeResult:
-    """A declared command's `live_only` kinds that its answer did not cover are gaps on the device."""
+    """Gaps on the device: a declared command's `live_only` kinds that its answer did not cover, and,
+    on a whole-config capture, every kind the platform declares unavailable."""
+    if capture.format in platform.config_formats or capture.format == platform.offline_format:
+        for kind, why in unavailable_kinds(platform).items():
+            result.gaps[kind] = f"{platform.title} cannot give it: {why}"
     declared = platform.command(capture.meta.get("command"))
     if declared is None:
         return result
@@ -93,6 +98,27 @@ def _withheld(platform: Platform, capture: RawCapture, result: NormalizeResult) 
         if kind not in result.covers:
             result.gaps[kind] = f"`{declared.command}` gave no usable answer"
     return result
+
+
+def unavailable_kinds(platform: Platform) -> dict[FactKind, str]:
+    """The whole fact kinds a platform declares unavailable (keys naming a model, without a field)."""
+    by_model = {fact_model(k).__name__: k for k in FactKind if k != FactKind.COVERAGE and _has_model(k)}
+    out: dict[FactKind, str] = {}
+    for key, why in platform.unavailable.items():
+        if "." in key:
+            continue
+        if key not in by_model:
+            raise ValueError(f"platform {platform.name!r}: unavailable names {key!r}, not a fact model")
+        out[by_model[key]] = why
+    return out
+
+
+def _has_model(kind: FactKind) -> bool:
+    try:
+        fact_model(kind)
+    except KeyError:
+        return False
+    return True
 
 
 def _naming(capture: RawCapture, result: NormalizeResult) -> NormalizeResult:
