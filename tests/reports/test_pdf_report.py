@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 import subprocess
 from collections import Counter
@@ -257,6 +258,17 @@ def test_two_thousand_findings_with_long_texts(tmp_path: Path) -> None:
     last = reader.pages[-1].extract_text() or ""
     assert f"Page {pages} of {pages}" in last
     assert "Appendix A. Checks evaluated" in last
+    # at this size too, each bookmark opens its own section (not page 1), the contents say the same page
+    marks = {
+        str(m.title): (reader.get_destination_page_number(m) or 0) + 1
+        for m in reader.outline
+        if not isinstance(m, list)
+    }
+    assert marks["2. Findings"] == FRONT + 2 and marks["Appendix A. Checks evaluated"] == pages
+    gaps_page = reader.pages[marks["3. Evidence gaps"] - 1].extract_text() or ""
+    assert "3. Evidence gaps" in gaps_page
+    contents = reader.pages[FRONT - 1].extract_text(extraction_mode="layout")
+    assert re.search(rf"Appendix A\. Checks evaluated\s+{pages}\n", contents)
 
 
 def test_cover_says_the_chain_verified_and_counts_waivers(sample_text: list[str]) -> None:
