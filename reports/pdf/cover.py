@@ -12,7 +12,6 @@ from reportlab.platypus import Flowable, HRFlowable, Paragraph, Spacer, Table, T
 from auditor.enums import Status, TargetStatus, Tier, WaiverState
 from reports.json_report import TIER_ORDER, summary_counts
 from reports.model import ReportData
-from reports.pack import pack_name
 from reports.pdf.styles import (
     MONO,
     NAVY,
@@ -141,6 +140,8 @@ def signature_text(data: ReportData) -> tuple[str, Status]:
 def verify_commands(data: ReportData) -> str:
     """The two commands that check this report's evidence: from the evidence pack (no store, no network)
     and against the evidence store of the run."""
+    from reports.pack import pack_name  # noqa: PLC0415 (the pack module renders this PDF: no import cycle)
+
     run = data.run
     v = data.verification
     signed = v is not None and v.signature != "unsigned"
