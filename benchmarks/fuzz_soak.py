@@ -4,7 +4,8 @@
 
 The same seeds, mutations and contract as tests/fuzz: every answer must be facts and/or located
 problems (the config loader: a config or a ConfigError), never an exception. Prints, per format, the
-examples run, the slowest example (seconds and its input size), the highest Python heap peak and its
+examples run, the slowest example (untraced seconds, its input size and mutations), the highest Python
+heap peak (tracemalloc, on a second call) and its
 ratio to the input size, and every distinct exception (type and where it was raised) with the
 mutations that caused it. Not a test: a measurement to report, and a net for what the suite's few
 examples miss.
@@ -17,8 +18,10 @@ import contextlib
 import logging
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -27,10 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from auditor.config.loader import parse_config
 from auditor.errors import ConfigError
-from tests.fuzz.harness import check_result, measured, memory_bound, registry
+from tests.fuzz.harness import Measured, check_result, measured, memory_bound, registry, timed_then_traced
 from tests.fuzz.mutations import mutate, mutations
 from tests.fuzz.seeds import GENERATED, SEEDS, Seed
 from tests.fuzz.test_config import CONFIG_SEEDS
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -40,13 +45,22 @@ class Tally:
     peak: tuple[int, int] = (0, 0)
     over_bounds: int = 0
     crashes: dict[str, str] = field(default_factory=dict)
+    slowest_steps: str = ""
 
-    def add(self, seconds: float, peak: int, size: int) -> None:
+    def add(self, seconds: float, peak: int, size: int, steps: object = None) -> None:
         self.examples += 1
+        if (seconds, size) > self.slowest:
+            self.slowest_steps = repr(steps)[:300]
         self.slowest = max(self.slowest, (seconds, size))
         self.peak = max(self.peak, (peak, size))
         if seconds > 5.0 or peak > memory_bound(size):
             self.over_bounds += 1
+
+
+def _timed_then_traced(call: Callable[[], T], trace: bool) -> tuple[T, Measured]:
+    if trace:
+        return timed_then_traced(call)
+    return measured(call, trace=False)
 
 
 def _seeds(fmt: str) -> list[tuple[Seed, bytes]]:
@@ -79,12 +93,12 @@ def soak_format(fmt: str, examples: int, trace: bool) -> Tally:
         steps = data.draw(st.lists(mutations(), min_size=1, max_size=3))
         fuzzed = mutate(content, steps)
         try:
-            result, used = measured(lambda: normalize(seed.capture(fuzzed)), trace=trace)
+            result, used = _timed_then_traced(lambda: normalize(seed.capture(fuzzed)), trace)
             check_result(result, fmt)
         except Exception as exc:
             _crash(tally, exc, steps)
             return
-        tally.add(used.seconds, used.peak_bytes, len(fuzzed))
+        tally.add(used.seconds, used.peak_bytes, len(fuzzed), (seed.path.name, steps))
 
     run()
     return tally
@@ -112,7 +126,7 @@ def soak_config(examples: int, trace: bool) -> Tally:
                 parse_config(text, source="fuzz.yaml", base_dir=path.parent)
 
         try:
-            _, used = measured(load, trace=trace)
+            _, used = _timed_then_traced(load, trace)
         except Exception as exc:
             _crash(tally, exc, steps)
             return
@@ -155,6 +169,8 @@ def _print(name: str, t: Tally) -> None:
         f"over bounds {t.over_bounds}",
         flush=True,
     )
+    if t.slowest[0] > 1.0:
+        print(f"    slowest: {t.slowest_steps}", flush=True)
     for key, example in t.crashes.items():
         print(f"    CRASH {key}: {example}", flush=True)
 

@@ -20,14 +20,14 @@ from auditor import safeload
 from auditor.config.loader import load_config
 from auditor.config.models import AuditConfig
 from auditor.errors import ConfigError
-from tests.fuzz.harness import check_bounds, measured
+from tests.fuzz.harness import check_bounds, timed_then_traced
 from tests.fuzz.mutations import Mutation, mutate, mutations
 from tests.fuzz.seeds import SEEDS
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG_SEEDS = sorted(ROOT.glob("examples/*/auditor.yaml"))
 FUZZ = settings(
-    max_examples=40,
+    max_examples=25,
     deadline=None,
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],  # no explain: it traces lines
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -57,7 +57,7 @@ def test_mutated_config_is_a_config_or_one_config_error(seed: Path, steps: list[
             except ConfigError as exc:
                 return exc
 
-        outcome, used = measured(load)
+        outcome, used = timed_then_traced(load)
     check_bounds(used, len(fuzzed), f"{seed.name} {steps!r}"[:300])
     if isinstance(outcome, ConfigError):
         assert str(path) in str(outcome), f"the error does not name the file: {outcome}"
@@ -80,7 +80,7 @@ def test_safeload_yaml_refuses_by_name(seed: Path, steps: list[Mutation]) -> Non
         except (safeload.LimitExceeded, yaml.YAMLError) as exc:
             return exc
 
-    _, used = measured(load)
+    _, used = timed_then_traced(load)
     check_bounds(used, len(text), f"{seed.name} {steps!r}"[:300])
 
 
@@ -99,7 +99,7 @@ def test_safeload_json_refuses_by_name(seed: Path, steps: list[Mutation]) -> Non
                 raise
             return exc
 
-    _, used = measured(load)
+    _, used = timed_then_traced(load)
     check_bounds(used, len(data), f"{seed.name} {steps!r}"[:300])
 
 

@@ -12,20 +12,15 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from tests.fuzz.harness import check_bounds, check_result, measured, registry
+from tests.fuzz.harness import check_bounds, check_result, registry, timed_then_traced
 from tests.fuzz.mutations import Mutation, mutate, mutations
 from tests.fuzz.seeds import GENERATED, SEEDS, Seed
 
 FORMATS = sorted({s.format for s in SEEDS} | set(GENERATED))
 FUZZ = settings(
-    max_examples=12,
-    deadline=None,
-    phases=[
-        Phase.explicit,
-        Phase.reuse,
-        Phase.generate,
-        Phase.shrink,
-    ],  # no explain: it traces lines  # measured inside the test, against the bounds of harness.py
+    max_examples=8,
+    deadline=None,  # measured inside the test, against the bounds of harness.py
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],  # no explain: it traces lines
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
@@ -70,6 +65,6 @@ def test_mutated_input_gives_facts_or_named_problems(fmt: str, data: st.DataObje
     steps: list[Mutation] = data.draw(st.lists(mutations(), min_size=1, max_size=3), label="mutations")
     fuzzed = mutate(content, steps)
     normalize = registry().get(fmt)
-    result, used = measured(lambda: normalize(seed.capture(fuzzed)))
+    result, used = timed_then_traced(lambda: normalize(seed.capture(fuzzed)))
     check_result(result, fmt)
     check_bounds(used, len(fuzzed), f"{seed.name} {steps!r}"[:300])
