@@ -94,7 +94,7 @@ def store_engine(
     if store:
         url, origin = store, "--store"
     elif config is not None:
-        url, origin = load_config(config).store_url(), f"store: of {config}"
+        url, origin = load_config(config).store_url(), f"the store: of {config}"
     elif os.environ.get("AUDITOR_STORE"):
         url, origin = os.environ["AUDITOR_STORE"], "$AUDITOR_STORE"
     else:
@@ -103,7 +103,7 @@ def store_engine(
     if missing is not None:
         if not origin:
             raise UsageError(f"no store given and there is no {missing.absolute()}", hint=STORE_HINT)
-        raise UsageError(f"{origin}: no store at {missing.absolute()}", hint=STORE_HINT)
+        raise UsageError(f"no store at {missing.absolute()} (from {origin})", hint=STORE_HINT)
     return open_store(url, migrate=migrate)
 
 
@@ -149,7 +149,9 @@ def audit(
         int | None,
         typer.Option(min=1, max=512, help="concurrent collection workers (default: collection.workers, 16)"),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="no progress bar (on a terminal) or progress lines (piped)")
+    ] = False,
     as_json: Annotated[
         bool,
         typer.Option(

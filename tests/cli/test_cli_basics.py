@@ -38,8 +38,15 @@ def test_reading_without_a_store_refuses_and_creates_nothing(tmp_path: Path, com
 def test_a_named_store_that_does_not_exist_is_refused_by_name(tmp_path: Path) -> None:
     result = run_cli("verify", "--store", "sqlite:///gone.db", cwd=tmp_path)
     assert result.returncode == 2
-    assert f"error: --store: no store at {tmp_path / 'gone.db'}" in " ".join(result.stderr.split())
+    assert f"error: no store at {tmp_path / 'gone.db'} (from --store)" in " ".join(result.stderr.split())
     assert not (tmp_path / "gone.db").exists()
+    cfg = tmp_path / "auditor.yaml"
+    cfg.write_text("store: sqlite:///db/audit.db\n")
+    by_config = run_cli("runs", "list", "-c", str(cfg), cwd=tmp_path)
+    assert by_config.returncode == 2
+    want = f"error: no store at {tmp_path / 'db' / 'audit.db'} (from the store: of {cfg})"
+    assert want in " ".join(by_config.stderr.split())
+    assert not (tmp_path / "db").exists()
 
 
 def test_db_upgrade_still_creates_and_an_empty_store_says_so_without_config_prefix(tmp_path: Path) -> None:
