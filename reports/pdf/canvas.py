@@ -82,9 +82,14 @@ class StampedCanvas(Canvas):  # type: ignore[misc]  # reportlab is untyped
 
     def save(self) -> None:
         total = len(self._pages)
+        # Annotation names come from a counter on the canvas: restoring an earlier page's state must not
+        # rewind it, or a link drawn now (the contents' page numbers) reuses the name of a later link.
+        annotations: int = getattr(self, "_annotationCount", 0)
         for state in self._pages:
             self.__dict__.update(state)
+            self._annotationCount = annotations
             self._decorate(total)
+            annotations = getattr(self, "_annotationCount", annotations)
             super().showPage()
         super().save()
 

@@ -96,7 +96,8 @@ def build_story(data: ReportData, styles: Styles) -> list[Flowable]:
         ),
     ]
     if data.findings:
-        story.append(findings_table(data.findings, styles, wide_w))
+        catalogue = {c.id for c in data.checks}  # check ids link to their row in appendix A
+        story.append(findings_table(data.findings, styles, wide_w, catalogue))
     else:
         story.append(Paragraph("This run produced no findings.", styles.body))
     story += [PageBreak(), Heading("3. Evidence gaps", styles.h1, "gaps")]

@@ -5,8 +5,9 @@ texts are cut at a bound so no single row can outgrow a page (which reportlab ca
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Paragraph, Table, TableStyle
@@ -142,8 +143,22 @@ def _muted(markup: str) -> str:
     return f'<br/><font size="{MUTED_SIZE}" color="{MUTED_HEX}">{markup}</font>'
 
 
-def _check_markup(check_id: str, title: str) -> str:
-    return f"<b>{esc(check_id, limit=SHORT_LIMIT)}</b>{_muted(esc(title, limit=SHORT_LIMIT))}"
+def check_anchor(check_id: str) -> str:
+    """The destination name of a check's row in the check catalogue (appendix A)."""
+    return "check-" + re.sub(r"[^A-Za-z0-9_.-]", "_", check_id)
+
+
+def check_link(check_id: str, markup: str, linked: Collection[str]) -> str:
+    """`markup` as a link to the check's catalogue row, when the catalogue has it (a link to a missing
+    destination would make the PDF unwritable)."""
+    if check_id not in linked:
+        return markup
+    return f'<a href="#{check_anchor(check_id)}">{markup}</a>'
+
+
+def _check_markup(check_id: str, title: str, linked: Collection[str]) -> str:
+    ident = check_link(check_id, f"<b>{esc(check_id, limit=SHORT_LIMIT)}</b>", linked)
+    return f"{ident}{_muted(esc(title, limit=SHORT_LIMIT))}"
 
 
 def _subject_markup(f: FindingInfo) -> str:
@@ -172,7 +187,9 @@ def _status_cell(f: FindingInfo, styles: Styles, shared: _SharedCells) -> Cell:
     return shared.get(esc(STATUS_LABEL[f.status]), styles.badge[f.status])
 
 
-def findings_table(findings: Sequence[FindingInfo], styles: Styles, width: float) -> Table:
+def findings_table(
+    findings: Sequence[FindingInfo], styles: Styles, width: float, linked: Collection[str] = ()
+) -> Table:
     """One row per finding, failures first, with expected vs found and the evidence it rests on.
 
     Status is a tinted badge inside its cell rather than a per-row table style command: thousands of
@@ -193,7 +210,7 @@ def findings_table(findings: Sequence[FindingInfo], styles: Styles, width: float
         rows.append(
             [
                 str(i),
-                shared.get(_check_markup(f.check_id, f.title), styles.cell),
+                shared.get(_check_markup(f.check_id, f.title, linked), styles.cell),
                 f"{TIER_SHORT[f.tier]}\n{f.severity.value.upper()}",
                 _status_cell(f, styles, shared),
                 Cell(_subject_markup(f), styles.cell),
@@ -276,7 +293,7 @@ def checks_table(
         rows.append(
             [
                 [
-                    Cell(esc(c.id, limit=SHORT_LIMIT), styles.cell_bold),
+                    Cell(f'<a name="{check_anchor(c.id)}"/>{esc(c.id, limit=SHORT_LIMIT)}', styles.cell_bold),
                     Cell(esc(c.title, limit=SHORT_LIMIT), styles.cell_muted),
                 ],
                 Cell(f"{esc(TIER_SHORT[c.tier])}<br/>{esc(c.severity.value.upper())}", styles.cell),
