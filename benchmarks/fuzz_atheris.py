@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import atheris  # type: ignore[import-not-found]  # optional: pip install atheris
+import atheris  # type: ignore[import-untyped,import-not-found,unused-ignore]  # optional dependency
 
 from tests.fuzz.harness import check_result, registry
 from tests.fuzz.seeds import GENERATED, SEEDS, Seed
