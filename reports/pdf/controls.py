@@ -3,7 +3,7 @@ the waivers with their state. The mappings are data (reports/mappings/); this mo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from reportlab.platypus import CondPageBreak, Flowable, Paragraph, Spacer, Table, TableStyle
 
@@ -28,6 +28,7 @@ from reports.pdf.styles import (
     ZEBRA,
     Styles,
 )
+from reports.pdf.tables import check_link
 from reports.pdf.text import esc
 from reports.pdf.toc import Heading
 
@@ -121,9 +122,10 @@ def framework_summary(data: ReportData, styles: Styles, width: float) -> list[Fl
     ]
 
 
-def _check_line(c: CheckOutcome) -> str:
+def _check_line(c: CheckOutcome, linked: Collection[str]) -> str:
+    ident = check_link(c.check_id, f"<b>{esc(c.check_id)}</b>", linked)
     if not c.evaluated:
-        return f"<b>{esc(c.check_id)}</b>: <i>not evaluated in this run</i>"
+        return f"{ident}: <i>not evaluated in this run</i>"
     parts = []
     for s in Status:
         n = c.counts.get(s, 0)
@@ -132,7 +134,7 @@ def _check_line(c: CheckOutcome) -> str:
             if s is Status.FAIL and c.waived:
                 text += f" ({c.waived} waived)"
             parts.append(text)
-    return f"<b>{esc(c.check_id)}</b>: {esc(', '.join(parts) or 'no findings')}"
+    return f"{ident}: {esc(', '.join(parts) or 'no findings')}"
 
 
 def _count_cell(req: RequirementResult, status: Status) -> str:
@@ -146,7 +148,7 @@ def _count_cell(req: RequirementResult, status: Status) -> str:
     return str(n)
 
 
-def _framework_table(fw: FrameworkResult, styles: Styles, width: float) -> Table:
+def _framework_table(fw: FrameworkResult, styles: Styles, width: float, linked: Collection[str]) -> Table:
     names = [
         "Requirement",
         "Summary (ours)",
@@ -169,7 +171,7 @@ def _framework_table(fw: FrameworkResult, styles: Styles, width: float) -> Table
             [
                 Paragraph(f"<b>{esc(req.id)}</b>", styles.cell),
                 Paragraph(title, styles.cell),
-                Paragraph("<br/>".join(_check_line(c) for c in req.checks), styles.cell),
+                Paragraph("<br/>".join(_check_line(c, linked) for c in req.checks), styles.cell),
                 _count_cell(req, Status.PASS),
                 _count_cell(req, Status.FAIL),
                 _count_cell(req, Status.NOT_ASSESSED),
@@ -197,13 +199,14 @@ def control_matrix_section(data: ReportData, styles: Styles, width: float) -> li
             styles.body,
         )
     ]
+    catalogue = {c.id for c in data.checks}  # check ids link to their row in appendix A
     for i, fw in enumerate(data.controls, start=1):
         story += [
             CondPageBreak(120),
             Heading(f"{fw.framework}: {fw.title}", styles.h2, f"controls-{i}", level=1),
             Paragraph(f"Version {esc(fw.version)} · {esc(fw.source)}", styles.note),
             Spacer(1, 3),
-            _framework_table(fw, styles, width),
+            _framework_table(fw, styles, width, catalogue),
         ]
     return story
 

@@ -195,20 +195,20 @@ def test_an_audit_period_that_ends_before_it_starts_is_refused(tmp_path: Path) -
     assert "auditor.yaml" in str(err.value) and "swap them" in str(err.value)
 
 
-def test_check_ids_in_the_findings_link_to_the_check_catalogue(pdf: tuple[PdfReader, list[str]]) -> None:
+def test_check_ids_link_to_the_check_catalogue(pdf: tuple[PdfReader, list[str]]) -> None:
     reader, texts = pdf
     start = {title: page for _, title, page in outline(reader)}
     catalogue = start["Appendix A. Checks evaluated"]
     page_of = {
         p.indirect_reference.idnum: n for n, p in enumerate(reader.pages, start=1) if p.indirect_reference
     }
-    first = start["2. Findings"]
-    links = []
-    for annot in reader.pages[first - 1].get("/Annots", []):
-        dest = annot.get_object().get("/Dest")
-        if isinstance(dest, list) and dest:
-            links.append(page_of[dest[0].idnum])
-    assert links, "the findings' check ids are links"
-    assert all(page >= catalogue for page in links), (links, catalogue)
-    # the row it opens names the check: each linked-to page of the catalogue lists check ids
-    assert all(re.search(r"[TX]\d?-[A-Z0-9-]+", texts[page - 1]) for page in links)
+    for section in ("2. Findings", "5. Control matrix"):
+        links = []
+        for annot in reader.pages[start[section] - 1].get("/Annots", []):
+            dest = annot.get_object().get("/Dest")
+            if isinstance(dest, list) and dest:
+                links.append(page_of[dest[0].idnum])
+        assert links, f"the check ids of {section} are links"
+        assert all(page >= catalogue for page in links), (section, links, catalogue)
+        # the row it opens names the check: each linked-to page of the catalogue lists check ids
+        assert all(re.search(r"[TX]\d?-[A-Z0-9-]+", texts[page - 1]) for page in links)
