@@ -62,6 +62,8 @@ def _load_yaml(text: str, source: str) -> tuple[Any, dict[Path_, int]]:
         raise ConfigError(f"refused: {exc}", file=source, line=exc.line) from None
     except yaml.YAMLError:
         pass  # reported with its line by the full parse below
+    except UnicodeError as exc:  # text that is not Unicode (lone surrogates), given by a caller
+        raise ConfigError(f"not valid text: {exc}", file=source) from None
     loader: yaml.SafeLoader | None = None
     try:
         loader = SafeLoader(text)

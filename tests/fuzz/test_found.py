@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor.config.loader import load_config
+from auditor.config.loader import load_config, parse_config
 from auditor.errors import ConfigError
 from auditor.facts import FactRecord
 from auditor.normalize import NormalizeResult
@@ -142,3 +142,9 @@ def test_a_config_indented_a_thousand_levels_deep_is_read(fmt: str) -> None:
     result, seconds = _run(seed, deep + seed.content())
     assert seconds < 5.0
     assert {_key(f) for f in base.facts if f.kind.value != "device"} <= {_key(f) for f in result.facts}
+
+
+def test_config_text_with_lone_surrogates_is_a_config_error() -> None:
+    """libyaml cannot encode lone surrogates: a UnicodeEncodeError escaped parse_config (the soak)."""
+    with pytest.raises(ConfigError, match="not valid text"):
+        parse_config("intent: {}\nsources: {}\nx: \udcff\n", source="given.yaml")
