@@ -16,25 +16,12 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fuzz.crafted import TEXT_CONFIGS, crafted, normal
-from tests.fuzz.harness import registry
-from tests.fuzz.seeds import Seed
-
-
-def best_of(seed: Seed, content: bytes, repeat: int) -> float:
-    normalize = registry().get(seed.format)
-    capture = seed.capture(content)
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        normalize(capture)
-        best = min(best, time.perf_counter() - start)
-    return best
+from tests.fuzz.harness import best_parse_seconds
 
 
 def main() -> None:
@@ -51,9 +38,9 @@ def main() -> None:
     for name, seed in TEXT_CONFIGS.items():
         if args.only not in name:
             continue
-        plain = best_of(seed, normal(seed, args.size), args.repeat)
-        hostile = best_of(seed, crafted(seed, args.run, args.size), args.repeat)
-        longer = best_of(seed, crafted(seed, args.run * 4, args.size * 4), 1)
+        plain = best_parse_seconds(seed, normal(seed, args.size), args.repeat)
+        hostile = best_parse_seconds(seed, crafted(seed, args.run, args.size), args.repeat)
+        longer = best_parse_seconds(seed, crafted(seed, args.run * 4, args.size * 4), 1)
         print(
             f"{name:58} {plain:7.3f}s {hostile:7.3f}s {hostile / plain:5.1f}x {longer:7.3f}s "
             f"{longer / hostile:5.1f}x",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from auditor.normalize import NormalizeResult, NormalizerRegistry, Problem
+from tests.fuzz.seeds import Seed
 
 T = TypeVar("T")
 
@@ -60,6 +61,19 @@ def timed_then_traced(call: Callable[[], T]) -> tuple[T, Measured]:
     value, timed = measured(call, trace=False)
     _, traced = measured(call, trace=True)
     return value, Measured(timed.seconds, traced.peak_bytes)
+
+
+def best_parse_seconds(seed: Seed, content: bytes, repeat: int) -> float:
+    """The fastest of `repeat` untraced parses of `content` as `seed`'s format: the least noisy time on
+    a shared machine, for ratios between sizes (tests) and timings (benchmarks)."""
+    normalize = registry().get(seed.format)
+    capture = seed.capture(content)
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        normalize(capture)
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 def memory_bound(size: int) -> int:

@@ -7,28 +7,14 @@ not absolute times: the floor keeps a millisecond's jitter from reading as a blo
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tests.fuzz.crafted import CRAFTS, TEXT_CONFIGS, crafted_lines
-from tests.fuzz.harness import registry
-from tests.fuzz.seeds import Seed
+from tests.fuzz.harness import best_parse_seconds
 
 RUN, GROWTH = 250, 8
 FLOOR = 0.01  # seconds: below this a ratio is noise
 LINEAR = 20.0  # 8x the input: a linear reader lands near 8 (under load, some more), a quadratic one at 64
-
-
-def _best(seed: Seed, content: bytes, repeat: int = 2) -> float:
-    normalize = registry().get(seed.format)
-    capture = seed.capture(content)
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        normalize(capture)
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 @pytest.mark.parametrize("craft", range(len(CRAFTS)), ids=[c.__name__.strip("_") for c in CRAFTS])
@@ -36,8 +22,8 @@ def _best(seed: Seed, content: bytes, repeat: int = 2) -> float:
 def test_crafted_config_time_grows_linearly(name: str, craft: int) -> None:
     """Every line of the seed crafted one way: each line meets each craft in one of five documents."""
     seed = TEXT_CONFIGS[name]
-    small = _best(seed, crafted_lines(seed, craft, RUN))
-    large = _best(seed, crafted_lines(seed, craft, RUN * GROWTH))
+    small = best_parse_seconds(seed, crafted_lines(seed, craft, RUN), 2)
+    large = best_parse_seconds(seed, crafted_lines(seed, craft, RUN * GROWTH), 2)
     assert large < LINEAR * max(small, FLOOR), (
         f"{name}: {small:.3f} s -> {large:.3f} s for {GROWTH}x the runs"
     )
