@@ -1,0 +1,1 @@
+"""Operations: schedules, alerts, retention and metrics for unattended audits."""
