@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -19,6 +20,7 @@ from pydantic import (
     model_validator,
 )
 
+from auditor.config.schedule import MetricsSettings, Schedule, unique_configs
 from auditor.config.segmentation import (
     PortAssignment,
     VrfAlias,
@@ -685,6 +687,10 @@ class AuditConfig(_Strict):
         description="the period the audit covers, for the report cover: {start: date, end: date}",
     )
     signing: SigningSettings | None = None
+    schedules: Annotated[list[Schedule], AfterValidator(unique_configs)] = Field(default=[], exclude=True)
+    metrics: MetricsSettings | None = Field(
+        default=None, exclude=True
+    )  # schedule.py: not in the run's snapshot
     base_dir: Path = Field(default=Path("."), exclude=True)
 
     def resolve(self, path: Path) -> Path:
