@@ -12,7 +12,13 @@ What they enforce, in the database itself so that raw SQL meets them too:
   unsealed, only by counting one more resume (`resumes` + 1) and only when the seal of its interruption is
   stored; every other way out of a final status is refused, and `resumes` never changes otherwise;
 - a seal record is inserted once per sealing (key: run and its `resumes`), for a sealed run, and never
-  changed.
+  changed;
+- retention (revision 0005, `auditor runs prune`): a run's rows (the run, its targets, evidence and seals)
+  may be deleted only once the run has a tombstone, and a tombstone is inserted only for a sealed run in a
+  final status that still exists; tombstones and prunings are insert-only. On PostgreSQL a deferred check
+  refuses to commit a tombstone whose run still exists, so a run is pruned whole or not at all (its rows
+  cannot outlive the run row: their foreign keys). SQLite has no deferred triggers: there the prune's
+  single transaction keeps a run whole, and `auditor verify` reports a tombstone whose run still exists.
 
 No upsert form gets around them. On SQLite, `INSERT OR REPLACE`/`REPLACE INTO` delete the conflicting row
 without firing delete triggers (unless recursive_triggers is on), so every guarded table has a BEFORE
@@ -28,9 +34,11 @@ The triggers stop accidents and anyone without schema rights. Whoever owns the d
 from __future__ import annotations
 
 from alembic import op
+from sqlalchemy import inspect
 
 EVIDENCE = ("captures", "facts", "findings", "problems")
 GUARDED = ("runs", "targets", *EVIDENCE, "seals")
+RETENTION = ("prunings", "tombstones")
 
 # Unique keys besides the primary key that a REPLACE could collide with.
 _OTHER_KEYS = {"captures": ("run_id", "seq"), "targets": ("run_id", "kind", "name")}
@@ -51,21 +59,34 @@ def _dialect() -> str:
     return str(op.get_context().dialect.name)
 
 
-def install(*, resumable: bool = True) -> None:
+def install(*, resumable: bool = True, prunable: bool = True) -> None:
     """Create every guard (drops any earlier version first, so it is safe to call again).
 
-    `resumable=False` installs them as revision 0003 had them (no `resumes` column yet)."""
+    `resumable=False` installs them as revision 0003 had them (no `resumes` column yet); `prunable=False`
+    as before revision 0005 (no tombstones table: runs are never deleted)."""
     remove()
     if _dialect() == "postgresql":
-        _install_postgresql(resumable)
+        _install_postgresql(resumable, prunable)
     else:
-        _install_sqlite(resumable)
+        _install_sqlite(resumable, prunable)
+
+
+def _has_table(name: str) -> bool:
+    return bool(inspect(op.get_bind()).has_table(name))
 
 
 def remove() -> None:
     if _dialect() == "postgresql":
-        for table in GUARDED:
-            for trig in ("append_only", "no_truncate", "insert_guard", "update_guard", "no_delete", "sealed"):
+        for table in (*GUARDED, *(t for t in RETENTION if _has_table(t))):
+            for trig in (
+                "append_only",
+                "no_truncate",
+                "insert_guard",
+                "update_guard",
+                "no_delete",
+                "sealed",
+                "whole_run",
+            ):
                 op.execute(f"DROP TRIGGER IF EXISTS {table}_{trig} ON {table}")
         for fn in (
             "auditor_append_only",
@@ -76,12 +97,16 @@ def remove() -> None:
             "auditor_rows_guard",
             "auditor_runs_update",
             "auditor_targets_update",
+            "auditor_delete_guard",
+            "auditor_runs_delete_guard",
+            "auditor_tombstone_guard",
+            "auditor_tombstone_whole",
         ):
             op.execute(f"DROP FUNCTION IF EXISTS {fn}()")
         return
     for name in _LEGACY_SQLITE:
         op.execute(f"DROP TRIGGER IF EXISTS {name}")
-    for table in GUARDED:
+    for table in (*GUARDED, *RETENTION):
         for trig in ("insert_guard", "no_update", "no_delete", "update_guard", "sealed_no_update"):
             op.execute(f"DROP TRIGGER IF EXISTS {table}_{trig}")
 
@@ -114,7 +139,12 @@ def _resume_sqlite() -> str:
     )
 
 
-def _install_sqlite(resumable: bool = True) -> None:
+def _unpruned_sqlite(prunable: bool, run_id: str = "OLD.run_id") -> str:
+    """The WHEN clause of a delete guard: always refused, or (0005) refused unless the run has a tombstone."""
+    return f"WHEN NOT EXISTS (SELECT 1 FROM tombstones WHERE run_id = {run_id}) " if prunable else ""
+
+
+def _install_sqlite(resumable: bool = True, prunable: bool = True) -> None:
     running = "(SELECT sealed_at IS NULL AND status = 'running' FROM runs WHERE id = NEW.run_id)"
     final = ", ".join(f"'{s}'" for s in _FINAL)
     for table in ("targets", *EVIDENCE):
@@ -124,8 +154,8 @@ def _install_sqlite(resumable: bool = True) -> None:
             f"BEGIN {_raise(f'auditor: {table} row refused (existing key, or its run is not running)')} END"
         )
         op.execute(
-            f"CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} "
-            f"BEGIN {_raise(f'auditor: {table} is append-only (DELETE refused)')} END"
+            f"CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} {_unpruned_sqlite(prunable)}"
+            f"BEGIN {_raise(f'auditor: {table} is append-only (DELETE refused; runs are pruned whole)')} END"
         )
     for table in EVIDENCE:
         op.execute(
@@ -138,9 +168,10 @@ def _install_sqlite(resumable: bool = True) -> None:
         "OR (SELECT sealed_at IS NULL AND status = 'running' FROM runs WHERE id = OLD.run_id) IS NOT 1 "
         f"BEGIN {_raise('auditor: targets: only the outcome of a target of a running run may change')} END"
     )
+    pruned_id = "OR EXISTS (SELECT 1 FROM tombstones WHERE run_id = NEW.id) " if prunable else ""
     op.execute(
         "CREATE TRIGGER runs_insert_guard BEFORE INSERT ON runs "
-        "WHEN EXISTS (SELECT 1 FROM runs WHERE id = NEW.id) OR NEW.status IS NOT 'running' "
+        f"WHEN EXISTS (SELECT 1 FROM runs WHERE id = NEW.id) {pruned_id}OR NEW.status IS NOT 'running' "
         "OR NEW.sealed_at IS NOT NULL OR NEW.chain_head IS NOT NULL "
         f"BEGIN {_raise('auditor: runs: a run starts new, running and unsealed')} END"
     )
@@ -166,8 +197,8 @@ def _install_sqlite(resumable: bool = True) -> None:
         f"BEGIN {_raise('auditor: runs: refused (a running run may only progress, then seal once)')} END"
     )
     op.execute(
-        "CREATE TRIGGER runs_no_delete BEFORE DELETE ON runs "
-        f"BEGIN {_raise('auditor: runs are never deleted')} END"
+        f"CREATE TRIGGER runs_no_delete BEFORE DELETE ON runs {_unpruned_sqlite(prunable, 'OLD.id')}"
+        f"BEGIN {_raise('auditor: runs are never deleted (only pruned whole, under a tombstone)')} END"
     )
     same_seal = "run_id = NEW.run_id AND resume = NEW.resume" if resumable else "run_id = NEW.run_id"
     sealed = "sealed_at IS NOT NULL AND resumes = NEW.resume" if resumable else "sealed_at IS NOT NULL"
@@ -178,10 +209,33 @@ def _install_sqlite(resumable: bool = True) -> None:
         f"BEGIN {_raise('auditor: seals: one seal per sealed run (INSERT refused)')} END"
     )
     for action in ("UPDATE", "DELETE"):
+        when = _unpruned_sqlite(prunable) if action == "DELETE" else ""
         op.execute(
-            f"CREATE TRIGGER seals_no_{action.lower()} BEFORE {action} ON seals "
+            f"CREATE TRIGGER seals_no_{action.lower()} BEFORE {action} ON seals {when}"
             f"BEGIN {_raise(f'auditor: seals never change ({action} refused)')} END"
         )
+    if prunable:
+        _install_retention_sqlite(final)
+
+
+def _install_retention_sqlite(final: str) -> None:
+    op.execute(
+        "CREATE TRIGGER tombstones_insert_guard BEFORE INSERT ON tombstones "
+        "WHEN EXISTS (SELECT 1 FROM tombstones WHERE run_id = NEW.run_id) "
+        f"OR (SELECT sealed_at IS NOT NULL AND status IN ({final}) FROM runs WHERE id = NEW.run_id) IS NOT 1 "
+        f"BEGIN {_raise('auditor: tombstones: only a sealed run that still exists may be pruned')} END"
+    )
+    op.execute(
+        "CREATE TRIGGER prunings_insert_guard BEFORE INSERT ON prunings "
+        "WHEN EXISTS (SELECT 1 FROM prunings WHERE id = NEW.id) "
+        f"BEGIN {_raise('auditor: prunings are insert-only (existing key)')} END"
+    )
+    for table in RETENTION:
+        for action in ("UPDATE", "DELETE"):
+            op.execute(
+                f"CREATE TRIGGER {table}_no_{action.lower()} BEFORE {action} ON {table} "
+                f"BEGIN {_raise(f'auditor: {table} never change ({action} refused)')} END"
+            )
 
 
 # --- PostgreSQL ---------------------------------------------------------------------------------------
@@ -191,7 +245,7 @@ def _changed_pg(cols: tuple[str, ...]) -> str:
     return " OR ".join(f"NEW.{c} IS DISTINCT FROM OLD.{c}" for c in cols)
 
 
-def _install_postgresql(resumable: bool = True) -> None:
+def _install_postgresql(resumable: bool = True, prunable: bool = True) -> None:
     final = ", ".join(f"'{s}'" for s in _FINAL)
     op.execute(
         """
@@ -220,7 +274,8 @@ def _install_postgresql(resumable: bool = True) -> None:
             SELECT sealed_at IS NOT NULL {"AND resumes = NEW.resume" if resumable else ""}
               INTO ok FROM runs WHERE id = NEW.run_id;
           ELSE
-            ok := NEW.status = 'running' AND NEW.sealed_at IS NULL AND NEW.chain_head IS NULL;
+            ok := NEW.status = 'running' AND NEW.sealed_at IS NULL AND NEW.chain_head IS NULL
+              {"AND NOT EXISTS (SELECT 1 FROM tombstones WHERE run_id = NEW.id)" if prunable else ""};
           END IF;
           IF ok IS NOT TRUE THEN
             RAISE EXCEPTION 'auditor: % row refused (its run is not in the right state)', TG_TABLE_NAME;
@@ -290,6 +345,8 @@ def _install_postgresql(resumable: bool = True) -> None:
         END $$ LANGUAGE plpgsql
         """
     )
+    if prunable:
+        _retention_functions_postgresql(final)
     for table in GUARDED:
         if table in ("runs", "seals"):
             op.execute(
@@ -305,10 +362,19 @@ def _install_postgresql(resumable: bool = True) -> None:
             f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
             "FOR EACH STATEMENT EXECUTE FUNCTION auditor_no_truncate()"
         )
-        op.execute(
-            f"CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} "
-            "FOR EACH ROW EXECUTE FUNCTION auditor_append_only()"
-        )
+        if prunable:  # once per statement over the deleted rows: a pruned run's facts go in bulk
+            guard = "auditor_runs_delete_guard" if table == "runs" else "auditor_delete_guard"
+            op.execute(
+                f"CREATE TRIGGER {table}_no_delete AFTER DELETE ON {table} REFERENCING OLD TABLE AS old_rows "
+                f"FOR EACH STATEMENT EXECUTE FUNCTION {guard}()"
+            )
+        else:
+            op.execute(
+                f"CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} "
+                "FOR EACH ROW EXECUTE FUNCTION auditor_append_only()"
+            )
+    if prunable:
+        _retention_triggers_postgresql()
     for table in (*EVIDENCE, "seals"):
         op.execute(
             f"CREATE TRIGGER {table}_append_only BEFORE UPDATE ON {table} "
@@ -322,3 +388,72 @@ def _install_postgresql(resumable: bool = True) -> None:
         "CREATE TRIGGER runs_update_guard BEFORE UPDATE ON runs "
         "FOR EACH ROW EXECUTE FUNCTION auditor_runs_update()"
     )
+
+
+def _retention_functions_postgresql(final: str) -> None:
+    for name, column in (("auditor_delete_guard", "run_id"), ("auditor_runs_delete_guard", "id")):
+        op.execute(
+            f"""
+            CREATE FUNCTION {name}() RETURNS trigger AS $$
+            BEGIN
+              IF EXISTS (
+                SELECT 1 FROM old_rows o
+                WHERE NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.run_id = o.{column})
+              ) THEN
+                RAISE EXCEPTION 'auditor: % rows are deleted only with their whole run (auditor runs prune)',
+                  TG_TABLE_NAME;
+              END IF;
+              RETURN NULL;
+            END $$ LANGUAGE plpgsql
+            """
+        )
+    op.execute(
+        f"""
+        CREATE FUNCTION auditor_tombstone_guard() RETURNS trigger AS $$
+        DECLARE ok boolean;
+        BEGIN
+          SELECT sealed_at IS NOT NULL AND status IN ({final}) INTO ok FROM runs WHERE id = NEW.run_id;
+          IF ok IS NOT TRUE THEN
+            RAISE EXCEPTION 'auditor: tombstones: only a sealed run that still exists may be pruned (run %)',
+              NEW.run_id;
+          END IF;
+          RETURN NEW;
+        END $$ LANGUAGE plpgsql
+        """
+    )
+    # At commit: the run a tombstone stands for is gone (and with it, by their foreign keys, all its rows).
+    op.execute(
+        """
+        CREATE FUNCTION auditor_tombstone_whole() RETURNS trigger AS $$
+        BEGIN
+          IF EXISTS (SELECT 1 FROM runs WHERE id = NEW.run_id) THEN
+            RAISE EXCEPTION 'auditor: run % has a tombstone but was not pruned whole', NEW.run_id;
+          END IF;
+          RETURN NULL;
+        END $$ LANGUAGE plpgsql
+        """
+    )
+
+
+def _retention_triggers_postgresql() -> None:
+    op.execute(
+        "CREATE TRIGGER tombstones_insert_guard BEFORE INSERT ON tombstones "
+        "FOR EACH ROW EXECUTE FUNCTION auditor_tombstone_guard()"
+    )
+    op.execute(
+        "CREATE CONSTRAINT TRIGGER tombstones_whole_run AFTER INSERT ON tombstones "
+        "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION auditor_tombstone_whole()"
+    )
+    for table in RETENTION:
+        op.execute(
+            f"CREATE TRIGGER {table}_append_only BEFORE UPDATE ON {table} "
+            "FOR EACH ROW EXECUTE FUNCTION auditor_append_only()"
+        )
+        op.execute(
+            f"CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} "
+            "FOR EACH ROW EXECUTE FUNCTION auditor_append_only()"
+        )
+        op.execute(
+            f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
+            "FOR EACH STATEMENT EXECUTE FUNCTION auditor_no_truncate()"
+        )

@@ -184,5 +184,52 @@ class SealRecord(Base):
     created_at: Mapped[datetime] = mapped_column(Stamp)
 
 
+class Pruning(Base):
+    """One retention operation (`auditor runs prune`): when, by whom, under which policy, and the runs it
+    removed. Its canonical document lists each tombstone's digest and is signed when a key is configured,
+    so the operation as a whole is recorded and signed, not only each run. Insert-only."""
+
+    __tablename__ = "prunings"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    pruned_at: Mapped[datetime] = mapped_column(Stamp)
+    operator: Mapped[str] = mapped_column(String(255))
+    policy: Mapped[dict[str, Any]] = mapped_column(Json)  # keep_days, keep_last, scope
+    run_ids: Mapped[list[int]] = mapped_column(Json)
+    document: Mapped[str] = mapped_column(Text)  # canonical JSON, exactly the bytes that are signed
+    digest: Mapped[str] = mapped_column(String(64))
+    signature: Mapped[str | None] = mapped_column(String(128))
+    public_key: Mapped[str | None] = mapped_column(String(64))
+    key_fingerprint: Mapped[str | None] = mapped_column(String(64))
+
+
+class Tombstone(Base):
+    """What is left of a pruned run: its identity, counts, chain head and every seal record it had (the
+    signed seal documents, verbatim), so its seal stays verifiable after its rows are gone. A run's rows
+    may be deleted only under its tombstone (see migrations/guards.py). Insert-only."""
+
+    __tablename__ = "tombstones"
+
+    run_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)  # the run is gone
+    pruning_id: Mapped[int] = mapped_column(ForeignKey("prunings.id"), index=True)
+    scope: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16))
+    started_at: Mapped[datetime] = mapped_column(Stamp)
+    sealed_at: Mapped[datetime] = mapped_column(Stamp)
+    chain_head: Mapped[str] = mapped_column(String(64))
+    capture_count: Mapped[int] = mapped_column(Integer)
+    fact_count: Mapped[int] = mapped_column(Integer)
+    finding_count: Mapped[int] = mapped_column(Integer)
+    seal_digest: Mapped[str | None] = mapped_column(String(64))  # the latest seal's; None: no seal record
+    pruned_at: Mapped[datetime] = mapped_column(Stamp)
+    pruned_by: Mapped[str] = mapped_column(String(255))
+    document: Mapped[str] = mapped_column(Text)  # canonical JSON, exactly the bytes that are signed
+    digest: Mapped[str] = mapped_column(String(64))
+    signature: Mapped[str | None] = mapped_column(String(128))
+    public_key: Mapped[str | None] = mapped_column(String(64))
+    key_fingerprint: Mapped[str | None] = mapped_column(String(64))
+
+
 APPEND_ONLY_TABLES = ("captures", "facts", "findings", "problems")
 GUARDED_TABLES = ("runs", "targets", *APPEND_ONLY_TABLES, "seals")
+RETENTION_TABLES = ("prunings", "tombstones")  # insert-only records of what retention removed

@@ -32,7 +32,7 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(["run_id"], ["runs.id"], name=op.f("fk_seals_run_id_runs")),
         sa.PrimaryKeyConstraint("run_id", name=op.f("pk_seals")),
     )
-    guards.install(resumable=False)  # the guards as of this revision (0004 adds resume)
+    guards.install(resumable=False, prunable=False)  # as of this revision (0004: resume, 0005: prune)
 
 
 def downgrade() -> None:

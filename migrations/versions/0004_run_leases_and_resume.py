@@ -30,7 +30,7 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("resume", sa.Integer(), server_default="0", nullable=False))
         batch_op.drop_constraint("pk_seals", type_="primary")
         batch_op.create_primary_key("pk_seals", ["run_id", "resume"])
-    guards.install()  # SQLite batch mode recreated the tables without their triggers
+    guards.install(prunable=False)  # SQLite batch mode recreated the tables without their triggers
 
 
 def downgrade() -> None:
@@ -43,4 +43,4 @@ def downgrade() -> None:
     # keys to it. ALTER TABLE ... DROP COLUMN (SQLite 3.35+, PostgreSQL) drops in place.
     for column in ("resumes", "heartbeat_at", "pid", "host"):
         op.execute(f"ALTER TABLE runs DROP COLUMN {column}")
-    guards.install(resumable=False)
+    guards.install(resumable=False, prunable=False)
