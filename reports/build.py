@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func, select
 
 from auditor.config.models import Waiver
 from auditor.enums import RunStatus, Severity, Status, TargetStatus, Tier, WaiverState
 from auditor.evidence.verify import VerifyResult, verify_run
 from auditor.pipeline.waivers import matches, stored_waivers, waiver_json
 from auditor.store.lease import liveness, shown_counts
+from auditor.store.models import Finding, Run
 from auditor.store.reader import RunReader
 from checks.base import Check
+from checks.reconcile import reconcile
 from reports.controls import control_matrix
 from reports.mappings import Framework, load_frameworks
 from reports.model import (
+    CaptureInfo,
     CheckInfo,
     EvidenceRef,
     FindingInfo,
@@ -31,6 +35,11 @@ from reports.model import (
     WaiverUse,
 )
 from reports.redactions import redaction_report
+from reports.sections import derive_sections
+from reports.sections.derive import FACT_KINDS
+from reports.sections.records import TrendPoint
+
+HISTORY_RUNS = 12  # earlier runs of the same scope shown in the trend
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -97,6 +106,33 @@ def verification(
     )
 
 
+def run_history(engine: Engine, run_id: int, scope: str, limit: int = HISTORY_RUNS) -> list[TrendPoint]:
+    """The earlier runs of the same scope in the store (oldest first), with their findings per status."""
+    with engine.connect() as conn:
+        runs = list(
+            conn.execute(
+                select(Run.id, Run.started_at, Run.status)
+                .where(Run.scope == scope, Run.id < run_id)
+                .order_by(Run.id.desc())
+                .limit(limit)
+            )
+        )
+        ids = [r.id for r in runs]
+        counts: dict[int, dict[str, int]] = {i: {s.value: 0 for s in Status} for i in ids}
+        if ids:
+            rows = conn.execute(
+                select(Finding.run_id, Finding.status, func.count())
+                .where(Finding.run_id.in_(ids))
+                .group_by(Finding.run_id, Finding.status)
+            )
+            for rid, status, n in rows:
+                counts[int(rid)][str(status)] = int(n)
+    return [
+        TrendPoint(r.id, _utc(r.started_at) or r.started_at, str(r.status), counts[r.id])
+        for r in sorted(runs, key=lambda r: r.id)
+    ]
+
+
 def build_report_data(
     engine: Engine,
     run_id: int,
@@ -106,6 +142,7 @@ def build_report_data(
     verify: bool = True,
     pubkey: bytes | None = None,
     verified: VerifyResult | None = None,
+    sections: bool = True,
 ) -> ReportData:
     reader = RunReader(engine, run_id)
     run = reader.run_row()
@@ -168,7 +205,22 @@ def build_report_data(
         organisation=str(run.config.get("organisation") or ""),
         audit_period=_period(run.config.get("audit_period")),
     )
-    return ReportData(
+    targets = {t.id: t for t in reader.targets()}
+    capture_rows = [
+        CaptureInfo(
+            seq=c.seq,
+            target=c.target_name,
+            target_kind=targets[c.target_id].kind if c.target_id in targets else "",
+            source=c.source,
+            origin=c.origin,
+            format=c.format,
+            collected_at=_utc(c.collected_at),
+            sha256=c.content_sha256,
+            size=int(c.size or 0),
+        )
+        for c in captures.values()
+    ]
+    data = ReportData(
         run=info,
         targets=[
             TargetInfo(
@@ -185,7 +237,15 @@ def build_report_data(
             for t in reader.targets()
         ],
         checks=[
-            CheckInfo(m.id, m.title, m.tier, m.severity, m.rationale, m.remediation)
+            CheckInfo(
+                m.id,
+                m.title,
+                m.tier,
+                m.severity,
+                m.rationale,
+                m.remediation,
+                tuple(sorted(k.value for k in m.needs)),
+            )
             for m in (by_id[i] for i in used if i in by_id)
         ],
         findings=findings,
@@ -196,4 +256,11 @@ def build_report_data(
         waivers=waiver_uses(run.config, run.started_at, findings),
         verification=verification(engine, run_id, pubkey, verified) if verify else None,
         redactions=redaction_report(captures.values(), reader.problems()),
+        intent=dict(run.config.get("intent") or {}),
+        captures=capture_rows,
+        history=run_history(engine, run_id, run.scope),
     )
+    if not sections:
+        return data
+    facts = reconcile(reader.facts(set(FACT_KINDS)))
+    return dataclasses.replace(data, sections=derive_sections(data, facts))

@@ -7,8 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
+from typing import Any
 
 from auditor.enums import RunStatus, Severity, Status, TargetStatus, Tier, WaiverState
+from reports.sections.records import Sections, TrendPoint
 
 REPORT_SCHEMA_VERSION = "1.2"
 
@@ -32,6 +34,22 @@ class CheckInfo:
     severity: Severity
     rationale: str
     remediation: str
+    needs: tuple[str, ...] = ()  # the fact kinds it reads (the shared-responsibility matrix maps by them)
+
+
+@dataclass(frozen=True)
+class CaptureInfo:
+    """One capture of the run, for the chain of custody: what was asked, of whom, when, and its hash."""
+
+    seq: int
+    target: str
+    target_kind: str
+    source: str  # the command or API call
+    origin: str
+    format: str
+    collected_at: datetime | None
+    sha256: str
+    size: int
 
 
 @dataclass(frozen=True)
@@ -215,6 +233,10 @@ class ReportData:
     waivers: list[WaiverUse] = field(default_factory=list)
     verification: Verification | None = None  # None: not verified (e.g. rendered outside a store)
     redactions: RedactionReport | None = None  # None: built without a store
+    intent: dict[str, Any] = field(default_factory=dict)  # the run's declared intent, as stored
+    captures: list[CaptureInfo] = field(default_factory=list)  # the chain of custody, in chain order
+    history: list[TrendPoint] = field(default_factory=list)  # earlier runs of the same scope, oldest first
+    sections: Sections | None = None  # derived from the run's facts (reports.sections); None: not derived
 
     @staticmethod
     def summarize(findings: list[FindingInfo]) -> dict[str, dict[str, int]]:
