@@ -40,6 +40,14 @@ class ConfigError(AuditorError):
         super().__init__(prefix + message, hint=hint)
 
 
+class UsageError(AuditorError):
+    """The command line is wrong (a missing store, an unknown run, name or framework, a path that is not a
+    directory): not the config's fault, so it carries no config prefix; exit code 2 like every
+    AuditorError."""
+
+    hint = "see `auditor COMMAND --help`"
+
+
 class EvidenceParseError(AuditorError):
     """A capture could not be read: names the file (or target) and line."""
 

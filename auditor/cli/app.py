@@ -7,15 +7,15 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from sqlalchemy import Engine
 
-from auditor.cli.console import LiveProgress, console, setup_logging
-from auditor.config.loader import load_config
-from auditor.errors import AuditorError
-from auditor.store.engine import open_store
+from auditor.cli.console import console, set_quiet, setup_logging
+from auditor.errors import AuditorError, UsageError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 
 def _flags_show_no_value_type() -> None:
@@ -53,20 +53,16 @@ StoreOpt = Annotated[
     typer.Option("--store", help="store URL; default: the config's, $AUDITOR_STORE, or ./auditor.db"),
 ]
 SCOPE_BUSY_EXIT = 75  # EX_TEMPFAIL: another audit of the scope holds it; try again later (or --wait)
-RunOpt = Annotated[int | None, typer.Option("--run", "-r", help="run id (default: the latest run)")]
+RunOpt = Annotated[
+    str | None,
+    typer.Option("--run", "-r", metavar="RUN", help="run id, latest or latest~N (default: the latest run)"),
+]
 
 
 DEFAULT_STORE = "sqlite:///auditor.db"
 STORE_HINT = (
     "pass -c CONFIG (its store:), --store URL or set AUDITOR_STORE; `auditor audit -c CONFIG` creates it"
 )
-
-
-class UsageError(AuditorError):
-    """The command line is wrong (a missing store, an unknown name): not the config's fault, so no config
-    prefix; exit code 2 like every AuditorError."""
-
-    hint = "see `auditor COMMAND --help`"
 
 
 def _missing_sqlite_file(url: str) -> Path | None:
@@ -94,6 +90,8 @@ def store_engine(
     if store:
         url, origin = store, "--store"
     elif config is not None:
+        from auditor.config.loader import load_config
+
         url, origin = load_config(config).store_url(), f"the store: of {config}"
     elif os.environ.get("AUDITOR_STORE"):
         url, origin = os.environ["AUDITOR_STORE"], "$AUDITOR_STORE"
@@ -104,18 +102,16 @@ def store_engine(
         if not origin:
             raise UsageError(f"no store given and there is no {missing.absolute()}", hint=STORE_HINT)
         raise UsageError(f"no store at {missing.absolute()} (from {origin})", hint=STORE_HINT)
+    from auditor.store.engine import open_store
+
     return open_store(url, migrate=migrate)
 
 
-def resolve_run(engine: Engine, run: int | None) -> int:
-    from auditor.store.reader import latest_run_id
+def resolve_run(engine: Engine, run: str | int | None) -> int:
+    """The run a --run value names (None: the latest): see auditor.cli.runref."""
+    from auditor.cli.runref import resolve_run as resolve
 
-    if run is not None:
-        return run
-    latest = latest_run_id(engine)
-    if latest is None:
-        raise UsageError("the store holds no run yet", hint="run `auditor audit -c auditor.yaml` first")
-    return latest
+    return resolve(engine, run)
 
 
 def _version(value: bool) -> None:
@@ -129,11 +125,16 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="debug logging")] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="only errors and the final status line (every command)"),
+    ] = False,
     version: Annotated[
         bool,
         typer.Option("--version", is_eager=True, callback=_version, help="print the version and exit"),
     ] = False,
 ) -> None:
+    set_quiet(quiet)
     setup_logging(verbose)
 
 
@@ -150,7 +151,12 @@ def audit(
         typer.Option(min=1, max=512, help="concurrent collection workers (default: collection.workers, 16)"),
     ] = None,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="no progress bar (on a terminal) or progress lines (piped)")
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="only errors and the final status line: no progress bar or lines, no findings list",
+        ),
     ] = False,
     as_json: Annotated[
         bool,
@@ -184,9 +190,16 @@ def audit(
 
     One audit per scope runs at a time on a store; a second one exits with code 75 naming the run that
     holds the scope, or waits for it with --wait."""
+    from auditor.cli.console import LiveProgress, is_quiet
     from auditor.cli.render import print_outcome
+    from auditor.config.loader import load_config
     from auditor.pipeline.audit import run_audit
+    from auditor.store.engine import open_store
     from auditor.store.scope_lock import ScopeBusy
+
+    quiet = quiet or is_quiet()
+    if quiet:
+        set_quiet()
 
     cfg = load_config(config)
     updates: dict[str, object] = {}
@@ -236,17 +249,55 @@ def audit(
     raise typer.Exit(outcome.exit_code)
 
 
-def load_commands() -> None:
-    """Import every command module of this package: each registers its commands on `app` when imported,
-    so a new command is a new module here, with no list to edit."""
+# Which modules register each top-level command, so `auditor checks list` imports only what it runs
+# (issue 14: start at once). A module of this package not named here is always imported, so a command
+# added as a new module works before it is listed (it only starts a little slower).
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "audit": (),
+    "check": ("commands",),
+    "checks": ("commands",),
+    "controls": ("controls",),
+    "db": ("commands",),
+    "diff": ("diff",),
+    "evidence": ("evidence",),
+    "facts": ("commands",),
+    "keys": ("sealing",),
+    "pack": ("pack",),
+    "permissions": ("permissions", "permissions_k8s"),
+    "reach": ("reach",),
+    "report": ("sealing",),
+    "runs": ("commands",),
+    "spot": ("spot",),
+    "verify": ("sealing",),
+}
+HELPER_MODULES = frozenset({"app", "console", "render", "runref", "runstate"})  # register no command
+
+
+def _command_name(argv: list[str]) -> str | None:
+    """The top-level command of a command line (the root options are all flags, so it is the first
+    word that is not an option); None for `auditor`, `auditor --help` or `auditor --version`."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def load_commands(argv: list[str] | None = None) -> None:
+    """Import the command modules of this package (each registers its commands on `app` when imported):
+    all of them without `argv` (and for `auditor --help`), else only those the command needs plus any
+    module COMMAND_MODULES does not know yet. `auditor --version` needs none."""
     import importlib
     import pkgutil
 
     import auditor.cli
 
-    for module in pkgutil.iter_modules(auditor.cli.__path__):
-        if module.name not in {"app", "console", "render"}:
-            importlib.import_module(f"auditor.cli.{module.name}")
+    modules = {m.name for m in pkgutil.iter_modules(auditor.cli.__path__)} - HELPER_MODULES
+    if argv is not None:
+        command = _command_name(argv)
+        if command is None and "--version" in argv and "--help" not in argv:
+            modules = set()
+        elif command in COMMAND_MODULES:
+            known = {m for ms in COMMAND_MODULES.values() for m in ms}
+            modules = set(COMMAND_MODULES[command]) | (modules - known)
+    for name in sorted(modules):
+        importlib.import_module(f"auditor.cli.{name}")
 
 
 def _terminate_as_interrupt(signum: int, _frame: object) -> None:
@@ -278,7 +329,7 @@ def main() -> None:
 
 
 def _main() -> None:
-    load_commands()
+    load_commands(sys.argv[1:])
     try:
         code = app(standalone_mode=False)
         if code == 130:  # typer turns Ctrl-C (and SIGTERM, above) into exit code 130 without a word

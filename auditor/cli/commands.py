@@ -8,11 +8,11 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from auditor.cli.app import ConfigOpt, RunOpt, StoreOpt, UsageError, app, resolve_run, store_engine
+from auditor.cli.app import ConfigOpt, RunOpt, StoreOpt, app, resolve_run, store_engine
 from auditor.cli.console import out
-from auditor.cli.render import print_findings
 from auditor.cli.sealing import PubkeyOpt
 from auditor.enums import FactKind, Status
+from auditor.errors import UsageError
 
 checks_app = typer.Typer(help="The check catalogue.", no_args_is_help=True)
 runs_app = typer.Typer(help="Stored audit runs.", no_args_is_help=True)
@@ -187,7 +187,7 @@ def check_again(
 ) -> None:
     """Re-run checks on a stored run's facts (nothing is written); same facts, same findings. A run that
     does not verify (its facts, stored intent or waivers changed since the seal) is refused (exit 2)."""
-    from auditor.cli.render import print_waiver_notes
+    from auditor.cli.render import print_findings, print_waiver_notes
     from auditor.cli.sealing import pin_for, verify_or_refuse
     from auditor.config.loader import load_config
     from auditor.pipeline.checking import evaluate_run, exit_code, to_rows

@@ -7,12 +7,12 @@ import sys
 import time
 from datetime import datetime
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.logging import RichHandler
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from auditor.evidence.redact import RedactingFilter
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 PIPED_WIDTH = 1000  # tables piped or logged: as wide as their content, never folded at 80 columns
 
@@ -31,16 +31,49 @@ console = _console(stderr=True)
 out = _console(stderr=False)
 
 
+_state = {"quiet": False}  # per invocation: the root callback sets it (tests call main() in-process)
+
+
+def set_quiet(quiet: bool = True) -> None:
+    """--quiet (global, or a command's own): commands print only errors and their final status line."""
+    _state["quiet"] = quiet
+    if quiet:
+        logging.getLogger().setLevel(logging.ERROR)
+
+
+def is_quiet() -> bool:
+    return _state["quiet"]
+
+
+class _LazyRedactingFilter(logging.Filter):
+    """The redaction filter, imported at the first log record: the redactor pulls in the secret scanner
+    and the Parquet reader, which a command that logs nothing (`--help`, `checks list`) must not pay
+    for at start."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._filter: logging.Filter | None = None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self._filter is None:
+            from auditor.evidence.redact import RedactingFilter
+
+            self._filter = RedactingFilter()
+        return bool(self._filter.filter(record))
+
+
 def setup_logging(verbose: bool) -> None:
     """Rich log lines on a terminal; plain, timestamped one-line records when stderr is piped or logged."""
-    level = logging.DEBUG if verbose else logging.WARNING
+    level = logging.DEBUG if verbose else logging.ERROR if is_quiet() else logging.WARNING
     handler: logging.Handler
     if console.is_terminal:
+        from rich.logging import RichHandler
+
         handler = RichHandler(console=console, show_path=False, rich_tracebacks=verbose)
     else:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(RedactingFilter())  # secrets never reach log output, whatever a library logs
+    handler.addFilter(_LazyRedactingFilter())  # secrets never reach log output, whatever a library logs
     logging.basicConfig(level=level, handlers=[handler], force=True)
 
 
@@ -53,6 +86,14 @@ class LiveProgress:
     LOG_EVERY = 10.0
 
     def __init__(self, enabled: bool, *, log_lines: bool = False) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),

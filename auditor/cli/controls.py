@@ -11,7 +11,7 @@ from rich.table import Table
 
 from auditor.cli.app import app
 from auditor.cli.console import out
-from auditor.errors import ConfigError
+from auditor.errors import UsageError
 
 
 def controls_text(check_id: str) -> str:
@@ -50,7 +50,7 @@ def controls(
         frameworks = tuple(f for f in frameworks if f.key == framework)
         if not frameworks:
             keys = ", ".join(f.key for f in load_frameworks())
-            raise ConfigError(f"unknown framework {framework!r}", hint=f"one of: {keys}")
+            raise UsageError(f"unknown framework {framework!r}", hint=f"one of: {keys}")
     installed = set(check_registry())
     if as_json:
         out.print_json(data=[fw.model_dump(mode="json") for fw in frameworks])

@@ -27,11 +27,11 @@ def evidence_export(
     store: StoreOpt = None,
 ) -> None:
     """Write every target's stored (redacted) captures of a run, one JSON object a line."""
-    from auditor.errors import ConfigError
+    from auditor.errors import UsageError
     from collectors.export import export_run
 
     if directory.exists() and not directory.is_dir():
-        raise ConfigError(f"{directory} exists and is not a directory", hint="name a directory to write into")
+        raise UsageError(f"{directory} exists and is not a directory", hint="name a directory to write into")
     engine = store_engine(config, store)
     run_id = resolve_run(engine, run)
     summary = export_run(engine, run_id, directory)

@@ -11,7 +11,7 @@ from rich.markup import escape
 from auditor.cli.app import ConfigOpt, RunOpt, StoreOpt, app, resolve_run, store_engine
 from auditor.cli.console import out
 from auditor.cli.sealing import PubkeyOpt, pin_for
-from auditor.errors import ConfigError
+from auditor.errors import UsageError
 
 if TYPE_CHECKING:
     from auditor.evidence.signing import Signer
@@ -50,7 +50,7 @@ def pack(
     from reports.pack import build_pack
 
     if output.exists() and not output.is_dir():
-        raise ConfigError(f"{output} exists and is not a directory", hint="name a directory for the pack")
+        raise UsageError(f"{output} exists and is not a directory", hint="name a directory for the pack")
     signer = _signer(config, signing_key, signing_key_env)
     engine = store_engine(config, store)
     run_id = resolve_run(engine, run)
@@ -79,14 +79,14 @@ def pack(
 
 
 def verify_pack_command(
-    path: Path, pubkey: str | None, config: Path | None, *, run: int | None = None, store: str | None = None
+    path: Path, pubkey: str | None, config: Path | None, *, run: str | None = None, store: str | None = None
 ) -> None:
     """Verify a pack with no store and no network; exit 1 naming every file that does not match."""
     from auditor.evidence.signing import pinned_key
     from reports.pack_verify import verify_pack
 
     if run is not None or store is not None:
-        raise ConfigError(
+        raise UsageError(
             f"{path}: a pack is verified on its own; --run and --store name a run in a store",
             hint="give either PACK or --run N, not both",
         )
@@ -97,7 +97,7 @@ def verify_pack_command(
 
         pin = pinned_key(None, load_config(config))
     if not path.exists():
-        raise ConfigError(
+        raise UsageError(
             f"{path}: no such pack", hint="give the .tar.gz `auditor pack` wrote, or its directory"
         )
     result = verify_pack(path, pin)

@@ -5,16 +5,19 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.table import Table
-from sqlalchemy import Engine
 
 from auditor.cli.console import out
 from auditor.enums import Status, WaiverState
-from auditor.pipeline.audit import AuditOutcome
-from auditor.pipeline.waivers import WaiverNote
-from auditor.store.reader import RunReader
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from auditor.pipeline.audit import AuditOutcome
+    from auditor.pipeline.waivers import WaiverNote
 
 STYLE = {
     Status.PASS: "green",
@@ -111,6 +114,8 @@ def print_waiver_notes(notes: list[WaiverNote]) -> None:
 
 
 def print_outcome(engine: Engine, outcome: AuditOutcome) -> None:
+    from auditor.store.reader import RunReader
+
     reader = RunReader(engine, outcome.run_id)
     counts = Counter(outcome.statuses)
     print_findings(reader.findings())
@@ -138,6 +143,8 @@ def print_outcome(engine: Engine, outcome: AuditOutcome) -> None:
 
 def outcome_json(engine: Engine, outcome: AuditOutcome) -> dict[str, object]:
     """`audit --json`: one object for scripts and cron (the findings themselves are in the JSON report)."""
+    from auditor.store.reader import RunReader
+
     counts = Counter(outcome.statuses)
     seal = outcome.seal
     return {

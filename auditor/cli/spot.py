@@ -15,8 +15,7 @@ import typer
 
 from auditor.cli.app import app
 from auditor.cli.console import LiveProgress, console, out
-from auditor.config.loader import load_config
-from auditor.errors import ConfigError
+from auditor.errors import UsageError
 
 
 @app.command()
@@ -30,6 +29,7 @@ def spot(
 ) -> None:
     """Collect one device live and print its findings (exit code as for `audit`)."""
     from auditor.cli.render import STYLE, findings_table
+    from auditor.config.loader import load_config
     from auditor.config.models import Sources
     from auditor.enums import Status
     from auditor.pipeline.audit import run_audit
@@ -43,7 +43,10 @@ def spot(
     match = [t for t in plan.targets if device in (t.name, t.payload.device.host)]
     if not match:
         known = ", ".join(sorted(t.name for t in plan.targets)[:20]) or "none"
-        raise ConfigError(f"no device named {device!r} in the config or its inventories (known: {known})")
+        raise UsageError(
+            f"no device named {device!r} in {config} or its inventories (known: {known})",
+            hint="name a device of sources.devices or an inventory, by name or host",
+        )
     payload: DevicePlan = match[0].payload
     with tempfile.TemporaryDirectory(prefix="auditor-spot-") as tmp:
         store = f"sqlite:///{Path(tmp) / 'spot.db'}"
