@@ -119,6 +119,13 @@ class BgpNeighbor(FactRecord):
     description: str | None = None
     default_originate: bool = False
     shutdown: bool = False
+    # the address or interface the session is sourced from: `update-source` (EOS, NX-OS, IOS, Onyx, FRR),
+    # `local-address` (Junos, its group's when the neighbour has none); None: the OS picks (egress port)
+    update_source: str | None = None
+    # routing policies applied to what is received / sent: Junos `import`/`export` (a neighbour's list
+    # replaces its group's), `route-map NAME in|out` elsewhere; in the order applied
+    import_policies: list[str] = []
+    export_policies: list[str] = []
 
     def subject(self) -> str:
         return f"{self.device}/vrf {self.vrf}/bgp {self.peer}"

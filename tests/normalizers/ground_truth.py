@@ -163,7 +163,7 @@ def avd_fields(case: eos.Case) -> Iterator[Field]:
         for r in eos.facts_of(result, Route)
     ]
     yield from records("static route", got_routes, want_routes)
-    bgp_fields = {"remote_as", "peer_group", "description", "default_originate", "shutdown"}
+    bgp_fields = {"remote_as", "peer_group", "description", "default_originate", "shutdown", "update_source"}
     got_bgp = {(n.vrf, n.peer): n.model_dump(include=bgp_fields) for n in eos.facts_of(result, BgpNeighbor)}
     yield from keyed("bgp neighbor", got_bgp, eos.expect_bgp_neighbors(model.get("router_bgp") or {}))
     yield from avd_acl_fields(case)

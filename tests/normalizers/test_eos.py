@@ -422,6 +422,7 @@ def expect_bgp_neighbors(bgp: dict[str, Any]) -> dict[tuple[str, str], dict[str,
             "description": n.get("description"),
             "default_originate": bool(originate and originate.get("enabled", True)),
             "shutdown": bool(n.get("shutdown") or group.get("shutdown")),
+            "update_source": n.get("update_source") or group.get("update_source"),
         }
 
     def rendered(n: dict[str, Any]) -> bool:
@@ -448,7 +449,14 @@ def test_bgp_neighbors(case: Case) -> None:
     expected = expect_bgp_neighbors(case.model.get("router_bgp") or {})
     actual = {
         (n.vrf, n.peer): n.model_dump(
-            include={"remote_as", "peer_group", "description", "default_originate", "shutdown"}
+            include={
+                "remote_as",
+                "peer_group",
+                "description",
+                "default_originate",
+                "shutdown",
+                "update_source",
+            }
         )
         for n in facts_of(case.result, BgpNeighbor)
     }

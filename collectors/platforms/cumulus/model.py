@@ -249,6 +249,7 @@ def read_routing(ctx: Context, tree: Tree, interfaces: list[Interface]) -> list[
                     description=str(nb["description"]) if nb.get("description") else None,
                     default_originate=_originates(nb) or _originates(group),
                     shutdown=str(nb.get("enable") or group.get("enable") or "on") == "off",
+                    update_source=_own_or_group(nb, group, "update-source"),  # NVUE 5.3+: address or port
                 )
             )
     return out

@@ -3,8 +3,9 @@
 Readings of EOS semantics:
 - Peer groups are defined once, at the router level (`neighbor G peer group`, or the older
   `neighbor G peer-group`), and used by neighbors of every VRF.
-- A neighbor inherits remote-as, default-originate and shutdown from its peer group when it does
-  not set them itself. Its description is its own.
+- A neighbor inherits remote-as, default-originate, shutdown, update-source and its route-maps
+  (`route-map R in|out`, router level or address family) from its peer group when it does not set
+  them itself. Its description is its own.
 - default-originate counts on the neighbor or its group, at router level or in an address family;
   the EVPN address family's `neighbor X default-route` is the EVPN form of the same thing.
 - A neighbor exists when a line at router (or router-VRF) level names it; address-family lines only
@@ -49,6 +50,9 @@ class _Peer:
     default_originate: bool = False
     shutdown: bool = False
     peer_filter: bool = False  # the AS comes from a peer-filter, not from the group
+    update_source: str | None = None
+    route_map_in: str | None = None
+    route_map_out: str | None = None
 
 
 @dataclass
@@ -101,11 +105,26 @@ def _apply(peer: _Peer, rest: list[str], text: str) -> None:
         peer.shutdown = True
     elif rest[:1] == ["default-originate"]:
         peer.default_originate = True
+    elif rest[:1] == ["update-source"] and len(rest) == 2:
+        peer.update_source = rest[1]
+    else:
+        _route_map(peer, rest)
 
 
 def _apply_af(peer: _Peer, rest: list[str]) -> None:
     if rest[:1] in (["default-originate"], ["default-route"]):
         peer.default_originate = True
+    else:
+        _route_map(peer, rest)
+
+
+def _route_map(peer: _Peer, rest: list[str]) -> None:
+    """`route-map NAME in|out`, at router level or in an address family."""
+    if rest[:1] == ["route-map"] and len(rest) == 3 and rest[2] in ("in", "out"):
+        if rest[2] == "in":
+            peer.route_map_in = rest[1]
+        else:
+            peer.route_map_out = rest[1]
 
 
 def _section(ctx: Context, section: Node, groups: dict[str, _Peer], info: BgpVrfInfo) -> dict[str, _Peer]:
@@ -191,4 +210,7 @@ def _neighbor(ctx: Context, vrf: str, name: str, peer: _Peer, groups: dict[str, 
         description=peer.description,
         default_originate=peer.default_originate or group.default_originate,
         shutdown=peer.shutdown or group.shutdown,
+        update_source=peer.update_source or group.update_source,
+        import_policies=[p] if (p := peer.route_map_in or group.route_map_in) else [],
+        export_policies=[p] if (p := peer.route_map_out or group.route_map_out) else [],
     )

@@ -315,6 +315,8 @@ def read_bgp(ctx: Context, config: Config) -> list[BgpNeighbor]:
                 entry["shutdown"] = True
             elif setting[0] == "default-originate":
                 entry["default_originate"] = True
+            else:
+                _session_setting(entry, setting)
 
     out: list[BgpNeighbor] = []
     for node, _ in config.top(r"router bgp (\S+)"):
@@ -335,6 +337,17 @@ def read_bgp(ctx: Context, config: Config) -> list[BgpNeighbor]:
     return out
 
 
+_SESSION_KEYS = ("update_source", "import_policies", "export_policies")
+
+
+def _session_setting(entry: dict[str, object], setting: list[str]) -> None:
+    """`update-source IF` and `route-map NAME in|out` of a neighbour, peer-group or template."""
+    if setting[0] == "update-source" and len(setting) == 2:
+        entry["update_source"] = setting[1]
+    elif setting[0] == "route-map" and len(setting) == 3 and setting[2] in ("in", "out"):
+        entry["import_policies" if setting[2] == "in" else "export_policies"] = [setting[1]]
+
+
 def _template(node: Node) -> dict[str, object]:
     """A `template peer-session`/`peer-policy` block's own settings; `_inherits` names its parents."""
     own: dict[str, object] = {}
@@ -347,6 +360,8 @@ def _template(node: Node) -> dict[str, object]:
             own["shutdown"] = True
         elif w[0] == "default-originate":
             own["default_originate"] = True
+        elif w[0] in ("update-source", "route-map"):
+            _session_setting(own, w)
         elif w[0] == "inherit" and len(w) == 3 and w[1] in ("peer-session", "peer-policy"):
             parents.append(w[2])
     own["_inherits"] = parents
@@ -386,7 +401,7 @@ def _group(
 def _inherit(entry: dict[str, object], group: dict[str, object]) -> dict[str, object]:
     """The neighbour's own settings, completed by its group's (the neighbour's own setting wins)."""
     merged = dict(entry)
-    for key in ("remote_as", "shutdown", "default_originate"):
+    for key in ("remote_as", "shutdown", "default_originate", *_SESSION_KEYS):
         if key not in merged and key in group:
             merged[key] = group[key]
     return merged

@@ -13,6 +13,9 @@
 - BGP: `protocols bgp group G neighbor N`. A neighbour's `peer-as` wins over its group's; an
   internal group (`type internal`) peers with the local AS (`local-as`, else
   `routing-options autonomous-system`). A group's `description` passes to neighbours without one.
+  `local-address` (the update source), `import`/`export` policy lists and `disable` are inherited from
+  the nearest level that sets them (neighbour, group, `protocols bgp`); a lower level replaces, never
+  merges, its parent's list.
 """
 
 from __future__ import annotations
@@ -174,12 +177,14 @@ def _bgp(ctx: Context, bgp: Node | None, vrf: str, local_as: str | None) -> list
     out: list[BgpNeighbor] = []
     for group_name, group in bgp.items("group"):
         group_local = group.value("local-as") or bgp_local
-        internal = group.value("type") == "internal"
+        internal = (group.value("type") or bgp.value("type")) == "internal"
         group_as = group.value("peer-as") or bgp.value("peer-as") or (group_local if internal else None)
+        inherited = _Session.of(group, _Session.of(bgp, _Session()))
         for peer, neighbor in group.items("neighbor"):
             remote = neighbor.value("peer-as") or group_as
             if remote is None and internal:
                 remote = neighbor.value("local-as") or group_local
+            own = _Session.of(neighbor, inherited)
             out.append(
                 BgpNeighbor(
                     device=ctx.device,
@@ -188,15 +193,48 @@ def _bgp(ctx: Context, bgp: Node | None, vrf: str, local_as: str | None) -> list
                     remote_as=remote,
                     peer_group=group_name,
                     description=neighbor.value("description") or group.value("description"),
+                    shutdown=own.disabled,
+                    update_source=own.local_address,
+                    import_policies=own.imports,
+                    export_policies=own.exports,
                 )
             )
         for prefix, _ in group.items("allow"):  # dynamic neighbours: any peer in the prefix
             out.append(
                 BgpNeighbor(
-                    device=ctx.device, vrf=vrf, peer=prefix, remote_as=group_as, peer_group=group_name
+                    device=ctx.device,
+                    vrf=vrf,
+                    peer=prefix,
+                    remote_as=group_as,
+                    peer_group=group_name,
+                    shutdown=inherited.disabled,
+                    update_source=inherited.local_address,
+                    import_policies=inherited.imports,
+                    export_policies=inherited.exports,
                 )
             )
     return out
+
+
+@dataclass(frozen=True)
+class _Session:
+    """What a BGP level (protocol, group, neighbour) sets for its sessions. Junos inherits each statement
+    from the nearest level that has it: a neighbour's `export [ A B ]` replaces its group's, it does not
+    add to it (Junos "BGP Configuration Overview": more specific statements override)."""
+
+    local_address: str | None = None
+    imports: list[str] = field(default_factory=list)
+    exports: list[str] = field(default_factory=list)
+    disabled: bool = False
+
+    @classmethod
+    def of(cls, node: Node, parent: _Session) -> _Session:
+        return cls(
+            local_address=node.value("local-address") or parent.local_address,
+            imports=node.values("import") or parent.imports,
+            exports=node.values("export") or parent.exports,
+            disabled=node.has("disable") or parent.disabled,
+        )
 
 
 def _is_ip(word: str) -> bool:

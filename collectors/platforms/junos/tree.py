@@ -178,7 +178,10 @@ def set_statements(text: str, ctx: Context) -> tuple[list[Statement], list[State
             ctx.problem(n, f"a statement of {len(words)} words (at most {MAX_WORDS} are read): left out")
             continue
         verb, path = words[0], words[1:]
-        if verb == "set" and path:
+        if verb == "set" and "[" in path and path[-1] == "]":  # `set ... export [ A B ]`: one per value
+            head = path[: path.index("[")]
+            sets.extend(Statement((*head, v), n) for v in path[len(head) + 1 : -1])
+        elif verb == "set" and path:
             sets.append(Statement(path, n))
         elif verb == "deactivate" and path:
             deactivated.append(Statement(path, n))

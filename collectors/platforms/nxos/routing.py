@@ -9,6 +9,7 @@ import and export; EVPN ones are stored as "evpn RT"). Leaks are kept verbatim: 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from auditor.facts import BgpNeighbor, Route
@@ -196,6 +197,9 @@ class _Peer:
     shutdown: bool | None = None
     template: str | None = None  # `inherit peer T`: NX-OS's nearest thing to a peer group
     inherit: list[str] = field(default_factory=list)  # every template it inherits from, in order
+    update_source: str | None = None
+    route_map_in: str | None = None
+    route_map_out: str | None = None
 
 
 def _read_peer(node: Node, inline: list[str]) -> _Peer:
@@ -218,6 +222,10 @@ def _read_peer(node: Node, inline: list[str]) -> _Peer:
                 peer.template = w[2]
         elif w[0] == "default-originate":  # peer-policy templates carry it at top level
             peer.default_originate = True
+        elif w[0] == "update-source" and len(w) == 2:
+            peer.update_source = w[1]
+        elif w[0] == "route-map":  # peer-policy templates carry it at top level
+            _route_map(peer, w)
         elif w[0] == "address-family" and w[1:2] in (["ipv4"], ["ipv6"]):
             for af_line in child.children:
                 aw = af_line.words
@@ -225,14 +233,23 @@ def _read_peer(node: Node, inline: list[str]) -> _Peer:
                     peer.default_originate = True
                 elif aw[0] == "inherit" and len(aw) >= 3 and aw[1] == "peer-policy":
                     peer.inherit.append(aw[2])
+                elif aw[0] == "route-map":
+                    _route_map(peer, aw)
     return peer
+
+
+def _route_map(peer: _Peer, w: list[str]) -> None:
+    """`route-map NAME in|out` of a neighbour's address family or a peer-policy template."""
+    if len(w) == 3 and w[2] in ("in", "out"):
+        if w[2] == "in":
+            peer.route_map_in = w[1]
+        else:
+            peer.route_map_out = w[1]
 
 
 def _resolve(peer: _Peer, templates: dict[str, _Peer], seen: frozenset[str] = frozenset()) -> _Peer:
     """A neighbor's own values win; missing ones come from its templates (which may inherit too)."""
-    out = _Peer(
-        peer.remote_as, peer.description, peer.default_originate, peer.shutdown, peer.template, peer.inherit
-    )
+    out = dataclasses.replace(peer, inherit=list(peer.inherit))
     for name in peer.inherit:
         if name in seen or name not in templates:
             continue
@@ -243,6 +260,9 @@ def _resolve(peer: _Peer, templates: dict[str, _Peer], seen: frozenset[str] = fr
             out.default_originate = base.default_originate
         if out.shutdown is None:
             out.shutdown = base.shutdown
+        out.update_source = out.update_source or base.update_source
+        out.route_map_in = out.route_map_in or base.route_map_in
+        out.route_map_out = out.route_map_out or base.route_map_out
     return out
 
 
@@ -297,6 +317,9 @@ class _Bgp:
             description=peer.description,
             default_originate=bool(peer.default_originate),
             shutdown=bool(peer.shutdown),
+            update_source=peer.update_source,
+            import_policies=[peer.route_map_in] if peer.route_map_in else [],
+            export_policies=[peer.route_map_out] if peer.route_map_out else [],
         )
 
 

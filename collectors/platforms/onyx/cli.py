@@ -10,7 +10,8 @@ reference documents them:
   switchport, vrf forwarding, ip address (A/L or A MASK), ipv6 address, dcb priority-flow-control mode
   on, qos trust L2|L3|both, traffic-class N congestion-control ecn, ipv4 port access-group NAME.
 - vlan N [name X]; vrf definition NAME [rd X]; ip route [vrf V] PREFIX HOP|INTERFACE;
-  router bgp ASN [vrf V] neighbor A remote-as N|peer-group G|description X|shutdown.
+  router bgp ASN [vrf V] peer-group G; router bgp ASN [vrf V] neighbor A|G remote-as N|peer-group G|
+  description X|shutdown|update-source X|route-map R in|out (a member inherits what it does not set).
 - dcb priority-flow-control enable (switch-wide) and dcb priority-flow-control priority N enable.
 - ssh server enable (on unless `no ssh server enable`), snmp-server enable, web http(s) enable.
 Interface names are Onyx's short forms: Eth1/1, Po1, Vlan10, Loopback0, mgmt0.
@@ -102,6 +103,7 @@ class _State:
     vrfs: dict[str, str | None] = field(default_factory=lambda: {"default": None})
     routes: list[Route] = field(default_factory=list)
     peers: dict[tuple[str, str], dict[str, object]] = field(default_factory=dict)
+    peer_groups: set[tuple[str, str]] = field(default_factory=set)  # (vrf, name) `router bgp N peer-group G`
     bindings: list[AclBinding] = field(default_factory=list)
     pfc_global: bool = False
     pfc_priorities: set[int] = field(default_factory=set)
@@ -218,21 +220,8 @@ def _global(ctx: Context, st: _State, text: str, line: int) -> None:
             st.vrfs[w[2]] = w[4]
     elif w[:2] == ["ip", "route"]:
         _route(ctx, st, w[2:], line)
-    elif w[:2] == ["router", "bgp"] and "neighbor" in w:
-        vrf = w[w.index("vrf") + 1] if "vrf" in w else "default"
-        i = w.index("neighbor")
-        if i + 2 >= len(w):
-            return
-        entry = st.peers.setdefault((vrf, w[i + 1]), {})
-        key, values = w[i + 2], w[i + 3 :]
-        if key == "remote-as" and values:
-            entry["remote_as"] = values[0]
-        elif key == "peer-group" and values:
-            entry["peer_group"] = values[0]
-        elif key == "description":
-            entry["description"] = " ".join(values)
-        elif key == "shutdown":
-            entry["shutdown"] = True
+    elif w[:2] == ["router", "bgp"]:
+        _bgp(st, w)
     elif w[:3] == ["dcb", "priority-flow-control", "enable"]:
         st.pfc_global = True
     elif w[:3] == ["dcb", "priority-flow-control", "priority"] and len(w) > 4 and w[4] == "enable":
@@ -246,6 +235,53 @@ def _global(ctx: Context, st: _State, text: str, line: int) -> None:
         st.services[w[1]] = w[2:3] == ["enable"]
     elif w[:3] in (["no", "web", "http"], ["no", "web", "https"]):
         st.services[w[2]] = False
+
+
+def _bgp(st: _State, w: list[str]) -> None:
+    """`router bgp ASN [vrf V] peer-group G` declares a group; `... neighbor A|G KEY VALUE` sets a
+    neighbour's or a group's remote-as, peer-group, description, shutdown, update-source, route-map."""
+    vrf = w[w.index("vrf") + 1] if "vrf" in w[:-1] else "default"
+    if "neighbor" not in w:
+        if "peer-group" in w[:-1]:
+            st.peer_groups.add((vrf, w[w.index("peer-group") + 1]))
+        return
+    i = w.index("neighbor")
+    if i + 2 >= len(w):
+        return
+    entry = st.peers.setdefault((vrf, w[i + 1]), {})
+    key, values = w[i + 2], w[i + 3 :]
+    if key == "remote-as" and values:
+        entry["remote_as"] = values[0]
+    elif key == "peer-group" and values:
+        entry["peer_group"] = values[0]
+    elif key == "description":
+        entry["description"] = " ".join(values)
+    elif key == "shutdown":
+        entry["shutdown"] = True
+    elif key == "update-source" and values:
+        entry["update_source"] = " ".join(values)  # an address or an interface (`loopback 0`)
+    elif key == "route-map" and len(values) == 2 and values[1] in ("in", "out"):
+        entry["import_policies" if values[1] == "in" else "export_policies"] = [values[0]]
+
+
+_GROUP_KEYS = ("remote_as", "description", "shutdown", "update_source", "import_policies", "export_policies")
+
+
+def _neighbors(ctx: Context, st: _State) -> list[BgpNeighbor]:
+    """Neighbours (not the groups themselves), each completed by its peer-group's settings: what the
+    neighbour sets itself wins (Onyx user manual, BGP peer groups)."""
+    out: list[BgpNeighbor] = []
+    for (vrf, peer), entry in st.peers.items():
+        if (vrf, peer) in st.peer_groups:
+            continue
+        merged = dict(entry)
+        group = merged.get("peer_group")
+        if isinstance(group, str) and (vrf, group) in st.peer_groups:
+            for key, value in st.peers.get((vrf, group), {}).items():
+                if key in _GROUP_KEYS:
+                    merged.setdefault(key, value)
+        out.append(BgpNeighbor(device=ctx.device, vrf=vrf, peer=peer, **merged))  # type: ignore[arg-type]
+    return out
 
 
 def _route(ctx: Context, st: _State, w: list[str], line: int) -> None:
@@ -386,9 +422,7 @@ def normalize_running_config(capture: RawCapture) -> NormalizeResult:
         for vid, name in st.vlans.items()
     ]
     facts += st.routes
-    facts += [
-        BgpNeighbor(device=ctx.device, vrf=vrf, peer=peer, **entry) for (vrf, peer), entry in st.peers.items()
-    ]
+    facts += _neighbors(ctx, st)
     facts += st.bindings
     facts += [MgmtService(device=ctx.device, service=s, enabled=on) for s, on in st.services.items()]
     facts += _qos(ctx, st)

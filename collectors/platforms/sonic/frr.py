@@ -88,6 +88,9 @@ class _Peer:
     shutdown: bool = False
     originate: bool = False
     is_group: bool = False
+    update_source: str | None = None
+    route_map_in: str | None = None
+    route_map_out: str | None = None
 
 
 @dataclass
@@ -136,6 +139,11 @@ class _Reader:
         if in_af:
             if key == "default-originate":
                 peer.originate = True
+            elif key == "route-map" and len(args) == 2 and args[1] in ("in", "out"):
+                if args[1] == "in":
+                    peer.route_map_in = args[0]
+                else:
+                    peer.route_map_out = args[0]
             return
         if key == "peer-group":
             if args:
@@ -148,6 +156,8 @@ class _Reader:
             peer.description = " ".join(args) or None
         elif key == "shutdown":
             peer.shutdown = True
+        elif key == "update-source" and args:
+            peer.update_source = args[0]
 
     def family(self, lines: tuple[Node, ...], v: _Vrf, vrf_name: str, afi: str) -> None:
         for child in lines:
@@ -270,6 +280,9 @@ def normalize_frr(capture: RawCapture) -> NormalizeResult:
                     description=p.description,
                     default_originate=p.originate or g.originate,
                     shutdown=p.shutdown or g.shutdown,
+                    update_source=p.update_source or g.update_source,
+                    import_policies=[x] if (x := p.route_map_in or g.route_map_in) else [],
+                    export_policies=[x] if (x := p.route_map_out or g.route_map_out) else [],
                 )
             )
     result.facts.extend(facts)

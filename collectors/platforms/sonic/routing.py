@@ -214,7 +214,8 @@ def _neighbors(ctx: Context, db: Db) -> list[BgpNeighbor]:
         group = str(own.get("peer_group_name") or "")
         pg = groups.get(f"{vrf}|{group}") or (groups.get(group) if vrf == "default" else None) or {}
         # a neighbour's own setting wins over its peer group's
-        row = {**{k: pg[k] for k in ("asn", "admin_status") if group and pg.get(k) not in (None, "")}, **own}
+        inherited = ("asn", "admin_status", "local_addr")
+        row = {**{k: pg[k] for k in inherited if group and pg.get(k) not in (None, "")}, **own}
         asn = row.get("asn")
         out.append(
             BgpNeighbor(
@@ -226,6 +227,7 @@ def _neighbors(ctx: Context, db: Db) -> list[BgpNeighbor]:
                 description=str(row["name"]) if row.get("name") else None,
                 default_originate=(vrf, peer) in originate or (vrf, group) in group_originate,
                 shutdown=str(row.get("admin_status", "up")).lower() == "down",
+                update_source=str(row["local_addr"]) if row.get("local_addr") else None,
             )
         )
     return out
