@@ -280,7 +280,7 @@ def _neighbors(ctx: Context, st: _State) -> list[BgpNeighbor]:
             for key, value in st.peers.get((vrf, group), {}).items():
                 if key in _GROUP_KEYS:
                     merged.setdefault(key, value)
-        out.append(BgpNeighbor(device=ctx.device, vrf=vrf, peer=peer, **merged))  # type: ignore[arg-type]
+        out.append(BgpNeighbor(device=ctx.device, vrf=vrf, peer=peer, **merged))
     return out
 
 
