@@ -18,7 +18,7 @@ from auditor.evidence.redact_config import redact_config
 from auditor.evidence.signing import pinned_key, signer_for
 from auditor.normalize import normalizer_registry
 from auditor.pipeline.checking import evaluate_run, exit_code, to_rows
-from auditor.pipeline.collect import DEFAULT_WORKERS, collect_targets
+from auditor.pipeline.collect import DEFAULT_WORKERS, Collect, collect_targets
 from auditor.pipeline.progress import NoProgress, Progress
 from auditor.pipeline.resume import StoredTarget, check_resumable, has_findings, stored_targets
 from auditor.pipeline.waivers import Waived, WaiverNote, apply_waivers, run_date
@@ -82,10 +82,12 @@ def run_audit(
     resume: int | None = None,
     wait: bool = False,
     on_wait: Callable[[str], None] | None = None,
+    collect: Collect | None = None,
 ) -> AuditOutcome:
     """One audit under the scope lock (one audit per scope per store; `wait` waits for the holder instead
     of raising ScopeBusy), with a heartbeat on the run's lease until it is sealed. `resume` finishes an
-    interrupted run instead of starting a new one (see resume.py)."""
+    interrupted run instead of starting a new one (see resume.py). `collect` is the executor: threads
+    here (collect_targets) by default, or Celery workers (auditor/distributed)."""
     progress = progress or NoProgress()
     engine = engine or open_store(config.store_url())
     collectors: dict[str, Collector] = {name: cls() for name, cls in collector_registry().items()}
@@ -110,7 +112,7 @@ def run_audit(
         writer.on_batch = heartbeat.beat
         try:
             seal, verdicts, waived = _run(
-                config, engine, writer, plan, collectors, progress, workers, resumed, heartbeat
+                config, engine, writer, plan, collectors, progress, workers, resumed, heartbeat, collect
             )
         finally:
             heartbeat.stop()
@@ -134,6 +136,7 @@ def _run(
     workers: int,
     resumed: dict[tuple[str, str], StoredTarget] | None,
     heartbeat: Heartbeat,
+    collect: Collect | None = None,
 ) -> tuple[Seal, list[Verdict], Waived]:
     """Collect, check and seal one run; an interruption or an error seals it as such (evidence kept)."""
     checks = [c for _, c in check_registry().items()]
@@ -141,7 +144,7 @@ def _run(
         if resumed is None:
             writer.add_problems(None, plan.problems)  # a resumed run stored them when it started
         progress.planned(sum(1 for t in plan.targets if not _finished(resumed, t)))
-        outcomes = collect_targets(
+        outcomes = (collect or collect_targets)(  # looked up now: benchmarks wrap collect_targets
             plan.targets, collectors, writer, normalizer_registry(), progress, workers, resumed
         )
         progress.phase("checking")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from auditor.enums import TargetStatus
 from auditor.errors import AuditorError
@@ -74,25 +76,8 @@ class _Collection:
 
     def work(self, spec: TargetSpec) -> None:
         """Runs in a worker: fetch, redact, normalize; whatever happens, end with a `done` item."""
-        failure: str | None = None
-        try:
-            for got in self.collectors[spec.collector].collect(spec):
-                if self.stop.is_set():
-                    return
-                if isinstance(got, Problem):
-                    self.put(_Item(spec.name, problem=redact_problems([got])[0]))
-                    continue
-                try:
-                    self.put(_Item(spec.name, processed=process_capture(got, self.normalizers)))
-                except RedactionRefused as exc:  # never stored; the rest of the target goes on
-                    refused = Problem(exc.origin, REFUSED_PREFIX + exc.reason, exc.line, exc.hint)
-                    self.put(_Item(spec.name, problem=refused))
-        except AuditorError as exc:  # CollectionError and friends: the reason is already worded for users
-            failure = str(exc)
-        except Exception as exc:  # contained per target
-            log.exception("collector failed on %s", spec.name)
-            failure = f"collector error: {type(exc).__name__}: {exc}"
-        self.put(_Item(spec.name, done=True, failure=failure))
+        for item in fetch_items(self.collectors[spec.collector], spec, self.normalizers, self.stop):
+            self.put(item)
 
     def consume(self, item: _Item, out: TargetOutcome) -> None:
         """Runs in the writer thread: append to the chain, in arrival order."""
@@ -109,22 +94,7 @@ class _Collection:
             and (item.problem.location(), item.problem.message) in before.problems
         ):
             item = _Item(item.target, done=item.done, failure=item.failure)
-        if item.processed is not None:
-            p = item.processed
-            self.writer.ingest(
-                out.target_id,
-                p.capture,
-                redactions=p.redactions,
-                redaction_kinds=p.redaction_kinds,
-                facts=[*p.result.facts, *p.result.coverage_facts(item.target, p.capture.format)],
-                problems=p.result.problems,
-            )
-            out.captures += 1
-            if p.result.problems and out.first_problem is None:
-                out.first_problem = str(p.result.problems[0])
-        elif item.problem is not None:
-            self.writer.add_problems(out.target_id, [item.problem])
-            out.first_problem = out.first_problem or str(item.problem)
+        store_item(self.writer, item, out)
         if item.done:
             self.finish(out, item.failure)
 
@@ -139,20 +109,93 @@ class _Collection:
         return batch
 
     def finish(self, out: TargetOutcome, failure: str | None) -> None:
-        if failure is not None:
-            out.status = TargetStatus.PARTIAL if out.captures else TargetStatus.FAILED
-            out.reason = failure
-            problem = Problem(failure.split(":")[0], failure)
+        problem = settle(out, failure)
+        if problem is not None:
             before = self.stored.get(self._name(out))
             if before is None or (problem.location(), problem.message) not in before.problems:
                 self.writer.add_problems(out.target_id, [problem])
-        elif out.captures == 0:
-            out.status, out.reason = TargetStatus.FAILED, out.first_problem or "no evidence collected"
-        elif out.first_problem is not None:
-            out.status, out.reason = TargetStatus.PARTIAL, out.first_problem
-        else:
-            out.status = TargetStatus.OK
         self.writer.finish_target(out.target_id, out.status, out.reason)
+
+
+def fetch_items(
+    collector: Collector,
+    spec: TargetSpec,
+    normalizers: Registry[Normalizer],
+    stop: threading.Event | None = None,
+) -> Iterator[_Item]:
+    """Fetch, redact and normalize one target's captures, ending with a `done` item whatever happens
+    (a collector's failure is contained: it becomes the done item's reason). Shared by the local
+    workers and the distributed ones (auditor/distributed)."""
+    failure: str | None = None
+    try:
+        for got in collector.collect(spec):
+            if stop is not None and stop.is_set():
+                return
+            if isinstance(got, Problem):
+                yield _Item(spec.name, problem=redact_problems([got])[0])
+                continue
+            try:
+                yield _Item(spec.name, processed=process_capture(got, normalizers))
+            except RedactionRefused as exc:  # never stored; the rest of the target goes on
+                refused = Problem(exc.origin, REFUSED_PREFIX + exc.reason, exc.line, exc.hint)
+                yield _Item(spec.name, problem=refused)
+    except AuditorError as exc:  # CollectionError and friends: the reason is already worded for users
+        failure = str(exc)
+    except Exception as exc:  # contained per target
+        log.exception("collector failed on %s", spec.name)
+        failure = f"collector error: {type(exc).__name__}: {exc}"
+    yield _Item(spec.name, done=True, failure=failure)
+
+
+def store_item(writer: RunWriter, item: _Item, out: TargetOutcome) -> None:
+    """Write one fetched item (a capture with its facts, or a problem) and count it in the outcome."""
+    if item.processed is not None:
+        p = item.processed
+        writer.ingest(
+            out.target_id,
+            p.capture,
+            redactions=p.redactions,
+            redaction_kinds=p.redaction_kinds,
+            facts=[*p.result.facts, *p.result.coverage_facts(item.target, p.capture.format)],
+            problems=p.result.problems,
+        )
+        out.captures += 1
+        if p.result.problems and out.first_problem is None:
+            out.first_problem = str(p.result.problems[0])
+    elif item.problem is not None:
+        writer.add_problems(out.target_id, [item.problem])
+        out.first_problem = out.first_problem or str(item.problem)
+
+
+def settle(out: TargetOutcome, failure: str | None) -> Problem | None:
+    """A finished target's status and reason from what it stored; a failure's problem to record, if any."""
+    if failure is not None:
+        out.status = TargetStatus.PARTIAL if out.captures else TargetStatus.FAILED
+        out.reason = failure
+        return Problem(failure.split(":")[0], failure)
+    if out.captures == 0:
+        out.status, out.reason = TargetStatus.FAILED, out.first_problem or "no evidence collected"
+    elif out.first_problem is not None:
+        out.status, out.reason = TargetStatus.PARTIAL, out.first_problem
+    else:
+        out.status = TargetStatus.OK
+    return None
+
+
+class Collect(Protocol):
+    """How a run's targets are collected: `collect_targets` (threads of this process, the default) or
+    another executor (auditor/distributed: one Celery task per target)."""
+
+    def __call__(
+        self,
+        targets: list[TargetSpec],
+        collectors: dict[str, Collector],
+        writer: RunWriter,
+        normalizers: Registry[Normalizer],
+        progress: Progress,
+        workers: int = DEFAULT_WORKERS,
+        resumed: dict[tuple[str, str], StoredTarget] | None = None,
+    ) -> dict[str, TargetOutcome]: ...
 
 
 def collect_targets(
@@ -168,38 +211,8 @@ def collect_targets(
 
     `resumed` (audit --resume): the run's stored targets. Finished ones are not collected again; one
     caught half-way is collected again without storing twice what it already stored."""
-    resumed = resumed or {}
-    outcomes: dict[str, TargetOutcome] = {}
-    half_done: dict[str, StoredTarget] = {}
-    with writer.batch():  # one transaction for all targets, not one each
-        for t in targets:
-            before = resumed.get((t.kind.value, t.name))
-            if before is None:
-                tid = writer.add_target(
-                    kind=t.kind.value,
-                    name=t.name,
-                    platform=t.platform,
-                    tier=t.tier.value if t.tier else None,
-                    role=t.role,
-                    notes=list(t.notes) or None,
-                )
-                outcomes[t.name] = TargetOutcome(tid)
-            elif before.finished:
-                outcomes[t.name] = TargetOutcome(
-                    before.id, before.status, before.reason, before.capture_count
-                )
-            else:
-                outcomes[t.name] = TargetOutcome(
-                    before.id, captures=before.capture_count, first_problem=before.first_problem
-                )
-                half_done[t.name] = before
+    outcomes, half_done = register_targets(targets, writer, resumed)
     todo = [t for t in targets if outcomes[t.name].status == TargetStatus.PENDING]
-    if len(todo) < len(targets):
-        log.info(
-            "resuming: %d of %d targets finished before, not collected again",
-            len(targets) - len(todo),
-            len(targets),
-        )
     run = _Collection(collectors, writer, normalizers, half_done)
     run.names = {o.target_id: name for name, o in outcomes.items()}
     pool = _Workers(run, todo, max(1, min(workers, len(todo) or 1)))
@@ -227,6 +240,42 @@ def collect_targets(
         _record_interrupted(writer, outcomes, pool.started())
         raise
     return outcomes
+
+
+def register_targets(
+    targets: list[TargetSpec], writer: RunWriter, resumed: dict[tuple[str, str], StoredTarget] | None
+) -> tuple[dict[str, TargetOutcome], dict[str, StoredTarget]]:
+    """Record the run's targets (all in one transaction); on a resume, take the stored ones as they are.
+    Returns every target's outcome so far and the resumed targets caught half-way."""
+    resumed = resumed or {}
+    outcomes: dict[str, TargetOutcome] = {}
+    half_done: dict[str, StoredTarget] = {}
+    with writer.batch():  # one transaction for all targets, not one each
+        for t in targets:
+            before = resumed.get((t.kind.value, t.name))
+            if before is None:
+                tid = writer.add_target(
+                    kind=t.kind.value,
+                    name=t.name,
+                    platform=t.platform,
+                    tier=t.tier.value if t.tier else None,
+                    role=t.role,
+                    notes=list(t.notes) or None,
+                )
+                outcomes[t.name] = TargetOutcome(tid)
+            elif before.finished:
+                outcomes[t.name] = TargetOutcome(
+                    before.id, before.status, before.reason, before.capture_count
+                )
+            else:
+                outcomes[t.name] = TargetOutcome(
+                    before.id, captures=before.capture_count, first_problem=before.first_problem
+                )
+                half_done[t.name] = before
+    finished = sum(1 for o in outcomes.values() if o.status != TargetStatus.PENDING)
+    if finished:
+        log.info("resuming: %d of %d targets finished before, not collected again", finished, len(targets))
+    return outcomes, half_done
 
 
 class _Workers:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+import hashlib
 import os
 import socket
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, insert, select, update
+from sqlalchemy import Connection, Engine, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from auditor import __version__
@@ -32,6 +33,13 @@ DIGEST_EVERY = 5_000  # facts: the running facts digest reads back what was comm
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def chain_lock_key(run_id: int) -> int:
+    """The advisory lock key of one run's chain (distinct from the scope and migration locks)."""
+    return int.from_bytes(
+        hashlib.sha256(f"auditor-chain\0{run_id}".encode()).digest()[:8], "big", signed=True
+    )
 
 
 def operator_name() -> str:
@@ -90,6 +98,10 @@ class RunWriter:
         self.resumes = resumes  # the run's resume count: the key of the seal this writer will write
         self.sealed = False
         self.on_batch: Callable[[], None] | None = None  # called after each committed batch (the heartbeat)
+        self.genesis = genesis
+        # Several processes append to this run (distributed collection): each append and the seal take
+        # the run's chain lock and read the head from the store (see shared_append).
+        self.shared = False
         self._prev = genesis
         self._seq = 0
         self._facts = 0
@@ -157,18 +169,43 @@ class RunWriter:
                     heartbeat_at=utcnow(),
                 )
             )
-            last = conn.execute(
-                select(Capture.seq, Capture.link_hash)
-                .where(Capture.run_id == run_id)
-                .order_by(Capture.seq.desc())
-                .limit(1)
-            ).first()
-            facts = conn.execute(select(func.count()).where(Fact.run_id == run_id)).scalar_one()
-        writer = cls(engine, run_id, run.genesis, signer, resumes=run.resumes + 1)
-        if last is not None:
-            writer._seq, writer._prev = int(last.seq), str(last.link_hash)
-        writer._facts = int(facts)
+            writer = cls(engine, run_id, run.genesis, signer, resumes=run.resumes + 1)
+            writer._load_head(conn)
+            writer._facts = int(conn.execute(select(func.count()).where(Fact.run_id == run_id)).scalar_one())
         return writer
+
+    def _load_head(self, conn: Connection) -> None:
+        """Continue from the stored chain head and sequence (genesis when nothing is stored yet)."""
+        last = conn.execute(
+            select(Capture.seq, Capture.link_hash)
+            .where(Capture.run_id == self.run_id)
+            .order_by(Capture.seq.desc())
+            .limit(1)
+        ).first()
+        self._seq, self._prev = (int(last.seq), str(last.link_hash)) if last else (0, self.genesis)
+
+    def _lock_chain(self, conn: Connection) -> None:
+        """Take the run's chain lock for this transaction (PostgreSQL advisory lock, released at commit or
+        rollback, and by the server when the holder dies), then read the head it protects."""
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": chain_lock_key(self.run_id)})
+        self._load_head(conn)
+
+    @contextmanager
+    def shared_append(self) -> Iterator[Connection]:
+        """One transaction appending to a run that other processes append to as well (distributed
+        collection, PostgreSQL). Appends are serialised by the run's chain lock, taken before any insert,
+        and each continues from the head as stored: the chain stays one line in seq order (the order the
+        appends committed), and fact ids grow in commit order, as the running facts digest needs.
+        Nothing else of the writer's batch runs here (no heartbeat, no digest step)."""
+        if self.engine.dialect.name != "postgresql":
+            raise RuntimeError("shared appends need PostgreSQL (its advisory locks span processes)")
+        with self.engine.begin() as conn:
+            self._lock_chain(conn)
+            self._conn = conn
+            try:
+                yield conn
+            finally:
+                self._conn = None
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -354,6 +391,8 @@ class RunWriter:
         """Record the chain head and the digests, then the seal document (signed when a key is given),
         in one transaction; after this the run is immutable (see migrations/guards.py)."""
         with self.engine.begin() as conn:
+            if self.shared:  # no append lands between reading the head and sealing it
+                self._lock_chain(conn)
             self._digest.advance(conn)  # the facts committed since the last step (see running_digest.py)
             facts = facts_from(self._digest)
             findings = findings_section(conn, self.run_id)
