@@ -25,12 +25,6 @@ class Schedule(_Strict):
     config: Path | None = Field(
         default=None, description="another scope's config, relative to this file; default: this config"
     )
-    name: str | None = Field(
-        default=None,
-        max_length=64,
-        pattern=r"^[A-Za-z0-9_.-]+$",
-        description="short name in logs and metrics; default: the config file's parent directory name",
-    )
     timezone: str = Field(default="UTC", description="IANA time zone the cron fields are read in")
 
     @field_validator("cron")
@@ -70,8 +64,8 @@ class MetricsSettings(_Strict):
     scope_label: str | None = Field(
         default=None,
         max_length=64,
-        description="the `scope` label of this config's metrics; default: the schedule name or the "
-        "config file's parent directory name",
+        description="the `scope` label of this config's metrics and scheduler logs; default: the "
+        "config file's directory name",
     )
 
     @field_validator("textfile")
