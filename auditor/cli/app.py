@@ -266,7 +266,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "permissions": ("permissions", "permissions_k8s"),
     "reach": ("reach",),
     "report": ("sealing",),
-    "runs": ("commands",),
+    "runs": ("commands", "prune"),
     "spot": ("spot",),
     "verify": ("sealing",),
 }

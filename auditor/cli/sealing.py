@@ -87,6 +87,7 @@ def verify(
     """Recompute every capture hash, the chain, the seal document and its signature; name every change.
     A run that is not sealed does not verify; verify says whether it is running or interrupted.
     With PACK, the evidence pack is verified offline instead and its findings re-derived."""
+    from auditor.cli.prune import verify_pruned
     from auditor.cli.runstate import run_state, unsealed_note
     from auditor.evidence.verify import verify_run
 
@@ -97,6 +98,8 @@ def verify(
         return
 
     engine = store_engine(config, store)
+    if verify_pruned(engine, run, pin_for(config, pubkey)):  # a pruned run: its tombstone proves its seal
+        return
     run_id = resolve_run(engine, run)
     note = unsealed_note(run_state(engine, run_id))
     if note:
@@ -178,8 +181,10 @@ def report(
         out.print(
             f"[bold red]cannot render run {run_id}[/]: {escape(repr(exc))}", highlight=False, soft_wrap=True
         )
-    for path in paths:
-        out.print(f"report: {path}")
+    from auditor.cli.console import is_quiet
+
+    for path in [] if is_quiet() else paths:
+        out.print(f"report: {path}", highlight=False, soft_wrap=True)
     if not result.ok:
         out.print(
             f"[bold red]run {run_id} NOT VERIFIED[/]: {escape(describe(result.mismatches[0]))}; "
