@@ -238,6 +238,10 @@ def audit(
         raise typer.Exit(SCOPE_BUSY_EXIT) from None
     if resume is not None:
         console.print(f"run {resume} resumed and finished on its own chain", highlight=False)
+    if cfg.metrics is not None and cfg.metrics.textfile is not None:  # logged, never an exit code
+        from auditor.ops.metrics_export import write_config_textfile
+
+        write_config_textfile(cfg, config, engine)
     if as_json:
         import json
 
@@ -267,6 +271,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "reach": ("reach",),
     "report": ("sealing",),
     "runs": ("commands", "prune"),
+    "scheduler": ("scheduler",),
     "spot": ("spot",),
     "verify": ("sealing",),
 }

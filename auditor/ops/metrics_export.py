@@ -13,7 +13,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 from sqlalchemy import Engine
 
-from auditor.ops.metrics import RUN_STATUSES, SEVERITIES, STATUSES, ScopeMetrics, scope_metrics
+from auditor.config.models import AuditConfig
+from auditor.ops.metrics import RUN_STATUSES, SEVERITIES, STATUSES, ScopeMetrics, scope_label, scope_metrics
 
 log = logging.getLogger(__name__)
 
@@ -163,3 +164,13 @@ def write_textfile_after_run(engine: Engine, scope_text: str, label: str, path: 
         log.warning("metrics textfile %s not written: %s", path, exc)
         return False
     return True
+
+
+def write_config_textfile(config: AuditConfig, config_path: Path, engine: Engine) -> bool:
+    """`auditor audit`'s hook: the textfile of the config's `metrics:`, labelled as the scheduler labels
+    the scope (so a CronJob's textfile and the scheduler's /metrics name it alike)."""
+    settings = config.metrics
+    if settings is None or settings.textfile is None:
+        return False
+    label = scope_label(config_path, settings.scope_label)
+    return write_textfile_after_run(engine, config.scope, label, config.resolve(settings.textfile))
