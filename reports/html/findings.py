@@ -103,7 +103,7 @@ def filter_bar(data: ReportData) -> str:
         "</label>"
         '<label>Text <input type="search" id="f-text" name="text" size="28" '
         'placeholder="subject, target, message, hash…"></label>'
-        '<button type="reset" id="f-clear">Clear filters</button>'
+        '<button type="button" id="f-clear">Clear filters</button>'
         f'<output id="f-count" aria-live="polite">{len(data.findings):,} of {len(data.findings):,} findings'
         "</output></form>"
     )

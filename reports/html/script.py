@@ -85,7 +85,11 @@ SCRIPT = r"""
 
   form.addEventListener("input", apply);
   form.addEventListener("change", apply);
-  form.addEventListener("reset", function () { window.setTimeout(apply, 0); });
+  document.getElementById("f-clear").addEventListener("click", function (e) {
+    e.preventDefault();
+    form.reset();  // synchronous: the rows are shown again before the click returns
+    apply();
+  });
   form.addEventListener("submit", function (e) { e.preventDefault(); });
 })();
 """

@@ -24,7 +24,10 @@ code, .hash { font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", 
 .note { color: var(--muted); font-size: 13.5px; }
 .warn { color: var(--ERROR); }
 nav.toc { margin: 16px 0; padding: 10px 14px; background: var(--panel); border-radius: 6px; }
-nav.toc ol { margin: 0; padding-left: 20px; columns: 2; }
+nav.toc ol { margin: 0; padding-left: 4px; columns: 2; list-style: none; }
+td.run-complete { background: var(--PASS-bg); }
+td.run-partial, td.run-running { background: var(--NOT_ASSESSED-bg); }
+td.run-failed, td.run-interrupted { background: var(--FAIL-bg); }
 .banner { margin: 14px 0 4px; padding: 12px 16px; border-left: 6px solid; border-radius: 4px;
   display: flex; gap: 18px; align-items: baseline; flex-wrap: wrap; }
 .banner strong { font-size: 19px; }
