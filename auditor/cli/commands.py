@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Annotated
 
 import typer
@@ -24,7 +25,7 @@ app.add_typer(db_app, name="db")
 
 @checks_app.command("list")
 def checks_list(
-    as_json: Annotated[bool, typer.Option("--json", help="machine-readable")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON array on stdout, for scripts")] = False,
     controls: Annotated[
         bool, typer.Option("--controls", help="the framework requirements each check evidences")
     ] = False,
@@ -35,20 +36,22 @@ def checks_list(
 
     metas = [c.meta for _, c in check_registry().items()]
     if as_json:
-        out.print_json(
-            data=[
-                {
-                    "id": m.id,
-                    "title": m.title,
-                    "tier": m.tier.value,
-                    "severity": m.severity.value,
-                    "needs": sorted(k.value for k in m.needs),
-                    "rationale": m.rationale,
-                    "remediation": m.remediation,
-                    **({"controls": controls_json(m.id)} if controls else {}),
-                }
-                for m in metas
-            ]
+        print(
+            json.dumps(
+                [
+                    {
+                        "id": m.id,
+                        "title": m.title,
+                        "tier": m.tier.value,
+                        "severity": m.severity.value,
+                        "needs": sorted(k.value for k in m.needs),
+                        "rationale": m.rationale,
+                        "remediation": m.remediation,
+                        **({"controls": controls_json(m.id)} if controls else {}),
+                    }
+                    for m in metas
+                ]
+            )
         )
         return
     table = Table(title="Checks")
@@ -184,9 +187,15 @@ def check_again(
     config: ConfigOpt = None,
     store: StoreOpt = None,
     pubkey: PubkeyOpt = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="one JSON object per finding and line, full texts, for scripts")
+    ] = False,
 ) -> None:
     """Re-run checks on a stored run's facts (nothing is written); same facts, same findings. A run that
     does not verify (its facts, stored intent or waivers changed since the seal) is refused (exit 2)."""
+    from dataclasses import asdict
+
+    from auditor.cli.console import is_quiet
     from auditor.cli.render import print_findings, print_waiver_notes
     from auditor.cli.sealing import pin_for, verify_or_refuse
     from auditor.config.loader import load_config
@@ -198,17 +207,31 @@ def check_again(
     run_id = resolve_run(engine, run)
     verify_or_refuse(engine, run_id, pin_for(config, pubkey), "re-checking")
     registry = check_registry()
-    if check_id:
-        for cid in check_id:
-            registry.get(cid)
+    unknown = [cid for cid in check_id or [] if cid not in registry]
+    if unknown:
+        raise UsageError(
+            f"--check: no check named {', '.join(map(repr, unknown))}",
+            hint="`auditor checks list` names every installed check",
+        )
     verdicts = evaluate_run(
         engine, run_id, [c for _, c in registry.items()], set(check_id) if check_id else None
     )
     waivers = waivers_for(engine, run_id, load_config(config) if config else None)
     waived = apply_waivers(to_rows(verdicts), waivers, run_date(engine, run_id))
-    print_findings(waived.rows, only_problems=not show_all)  # type: ignore[arg-type]
-    print_waiver_notes(waived.notes)
-    raise typer.Exit(exit_code(waived.exit_statuses(), True))
+    code = exit_code(waived.exit_statuses(), True)
+    if as_json:
+        for row in waived.rows:
+            if show_all or row.status not in (Status.PASS, Status.NOT_APPLICABLE):
+                print(json.dumps({"run": run_id, **asdict(row)}, sort_keys=True))
+    elif is_quiet():
+        counts = Counter(row.status for row in waived.rows)
+        text = ", ".join(f"{counts.get(s, 0)} {s.value}" for s in Status)
+        out.print(f"run {run_id} re-checked: {text}", highlight=False, soft_wrap=True)
+    else:
+        where = f"`auditor check --run {run_id} --json`"
+        print_findings(waived.rows, only_problems=not show_all, where=where)
+        print_waiver_notes(waived.notes)
+    raise typer.Exit(code)
 
 
 @db_app.command("upgrade")

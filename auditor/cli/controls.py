@@ -4,6 +4,7 @@ requirement by requirement with the checks that evidence them; and the per-check
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 import typer
@@ -39,7 +40,7 @@ def controls(
     framework: Annotated[
         str | None, typer.Option("--framework", help="one framework key, e.g. soc2, pci-dss-v4")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="machine-readable")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON array on stdout, for scripts")] = False,
 ) -> None:
     """The control mappings: each framework requirement and the checks that evidence it."""
     from checks.base import check_registry
@@ -53,7 +54,7 @@ def controls(
             raise UsageError(f"unknown framework {framework!r}", hint=f"one of: {keys}")
     installed = set(check_registry())
     if as_json:
-        out.print_json(data=[fw.model_dump(mode="json") for fw in frameworks])
+        print(json.dumps([fw.model_dump(mode="json") for fw in frameworks]))
         return
     for fw in frameworks:
         table = Table(title=f"{fw.framework} ({fw.version})", caption=fw.source, expand=True)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.table import Table
 
 from auditor.cli.console import out
-from auditor.enums import Status, WaiverState
+from auditor.enums import Severity, Status, WaiverState
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -29,16 +29,29 @@ STYLE = {
 
 
 FOUND_LIMIT = 400  # characters of one finding's text on the console; the reports hold all of it
+MANY = 200  # more findings to show than this: the console prints a summary, the reports hold them all
+WORST = 20  # findings the summary lists, worst first
 _SEPARATORS = ("\n", "; ", ", ")
+_STATUS_RANK = {
+    Status.FAIL: 0,
+    Status.ERROR: 1,
+    Status.NOT_ASSESSED: 2,
+    Status.PASS: 3,
+    Status.NOT_APPLICABLE: 4,
+}
+_SEVERITY_RANK = {s.value: i for i, s in enumerate(Severity)}  # critical first
+
+Shown = tuple[Status, bool, Any]  # status, waived, the finding row
 
 
-def bounded(text: str, limit: int = FOUND_LIMIT) -> str:
+def bounded(text: str, limit: int = FOUND_LIMIT, where: str | None = None) -> str:
     """A finding's text cut to about `limit` characters for the console: its first items whole (split at
     lines, then '; ', then ', ') and how many more there are, so one finding over thousands of flows or
-    ports cannot flood a terminal or a log; the reports keep the full text."""
+    ports cannot flood a terminal or a log; `where` (default: the report) holds the full text."""
     text = text.strip()
     if len(text) <= limit:
         return text
+    full = f"full text in {where or 'the report'}"
     for sep in _SEPARATORS:
         items = [i.strip() for i in text.split(sep) if i.strip()]
         if len(items) < 2:
@@ -51,24 +64,23 @@ def bounded(text: str, limit: int = FOUND_LIMIT) -> str:
         more = len(items) - len(shown)
         if more:
             joiner = "; " if sep == "\n" else sep
-            return f"{joiner.join(shown)} ... and {more} more of {len(items)} (full text in the report)"
-    return f"{text[:limit]}... ({len(text)} characters; full text in the report)"
+            return f"{joiner.join(shown)} ... and {more} more of {len(items)} ({full})"
+    return f"{text[:limit]}... ({len(text)} characters; {full})"
 
 
-def _shown(rows: list[object], only_problems: bool) -> Iterator[tuple[Status, bool, object]]:
+def _shown(rows: Iterable[Any], only_problems: bool) -> Iterator[Shown]:
     for f in rows:
-        status = Status(f.status)  # type: ignore[attr-defined]
+        status = Status(f.status)
         if only_problems and status in (Status.PASS, Status.NOT_APPLICABLE):
             continue
         yield status, bool(getattr(f, "waiver", None)), f
 
 
-def findings_table(rows: list[object], *, only_problems: bool = True) -> Table:
-    shown = list(_shown(rows, only_problems))
-    table = Table(title="Findings", show_lines=False, expand=True)
+def _table(shown: list[Shown], title: str, where: str | None) -> Table:
+    table = Table(title=title, show_lines=False, expand=True)
     table.add_column("status", overflow="fold")
     # a check id is never folded mid-word (grep, copy-paste); subjects and texts fold as they must
-    widest = max((len(f.check_id) for _, _, f in shown), default=5)  # type: ignore[attr-defined]
+    widest = max((len(f.check_id) for _, _, f in shown), default=5)
     table.add_column("check", no_wrap=True, min_width=widest)
     table.add_column("subject", overflow="fold")
     table.add_column("found", overflow="fold")
@@ -76,32 +88,104 @@ def findings_table(rows: list[object], *, only_problems: bool = True) -> Table:
         label = f"[{STYLE[status]}]{status.value}[/]"
         if waived:  # an accepted risk: still a failure, but not one that fails the run
             label = f"[yellow]{status.value} (waived)[/]"
-        table.add_row(label, escape(f.check_id), escape(f.subject), escape(bounded(f.found)))  # type: ignore[attr-defined]
+        table.add_row(label, escape(f.check_id), escape(f.subject), escape(bounded(f.found, where=where)))
     return table
+
+
+def findings_table(rows: Iterable[Any], *, only_problems: bool = True, where: str | None = None) -> Table:
+    return _table(list(_shown(rows, only_problems)), "Findings", where)
 
 
 def _cell(text: str) -> str:
     return re.sub(r"[\t\r\n]+", " ", text).strip()
 
 
-def findings_lines(rows: list[object], *, only_problems: bool = True) -> list[str]:
-    """One finding per line, tab-separated (status, check, subject, found), for output that is not a
-    terminal: `grep T1-`, `cut -f2` and `awk -F'\t'` work on it."""
+def _lines(shown: Iterable[Shown], where: str | None) -> list[str]:
     lines = []
-    for status, waived, f in _shown(rows, only_problems):
+    for status, waived, f in shown:
         label = f"{status.value} (waived)" if waived else status.value
-        cells = (label, f.check_id, f.subject, bounded(f.found))  # type: ignore[attr-defined]
+        cells = (label, f.check_id, f.subject, bounded(f.found, where=where))
         lines.append("\t".join(_cell(c) for c in cells))
     return lines
 
 
-def print_findings(rows: list[object], *, only_problems: bool = True) -> None:
-    """A table on a terminal; plain tab-separated lines, one per finding, when piped or logged."""
-    if out.is_terminal:
-        out.print(findings_table(rows, only_problems=only_problems))
+def findings_lines(rows: Iterable[Any], *, only_problems: bool = True, where: str | None = None) -> list[str]:
+    """One finding per line, tab-separated (status, check, subject, found), for output that is not a
+    terminal: `grep T1-`, `cut -f2` and `awk -F'\t'` work on it."""
+    return _lines(_shown(rows, only_problems), where)
+
+
+def worst_first(shown: Iterable[Shown]) -> list[Shown]:
+    """Unwaived before waived, FAIL before ERROR before NOT_ASSESSED, critical before info."""
+
+    def rank(item: Shown) -> tuple[bool, int, int, str, str]:
+        status, waived, f = item
+        severity = _SEVERITY_RANK.get(str(getattr(f, "severity", "")), len(_SEVERITY_RANK))
+        return waived, _STATUS_RANK[status], severity, f.check_id, f.subject
+
+    return sorted(shown, key=rank)
+
+
+def per_check(shown: Iterable[Shown]) -> list[tuple[str, str, Counter[str]]]:
+    """(check id, severity, counts by status label) for each check with a finding shown, worst first."""
+    counts: dict[str, Counter[str]] = {}
+    severity: dict[str, str] = {}
+    for status, waived, f in shown:
+        counts.setdefault(f.check_id, Counter())[f"{status.value} (waived)" if waived else status.value] += 1
+        severity[f.check_id] = str(getattr(f, "severity", "") or "-")
+    order = sorted(
+        counts, key=lambda c: (_SEVERITY_RANK.get(severity[c], len(_SEVERITY_RANK)), -counts[c]["FAIL"], c)
+    )
+    return [(c, severity[c], counts[c]) for c in order]
+
+
+def _counts_text(counts: Counter[str]) -> str:
+    return ", ".join(f"{n} {label}" for label, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def print_summary(shown: list[Shown], where: str | None) -> None:
+    """Too many findings to list: counts per check, the WORST worst findings, and where all of them are.
+    Piped, every line but the first and last is tab-separated: `per-check CHECK SEVERITY COUNTS`, then
+    finding lines as print_findings writes them."""
+    worst = worst_first(shown)[:WORST]
+    full = where or "the reports"
+    head = (
+        f"{len(shown)} findings: too many to list (over {MANY}); per check, then the {len(worst)} worst; "
+        f"every finding is in {full}"
+    )
+    tail = f"... {len(shown) - len(worst)} more findings not listed: see {full}"
+    checks = per_check(shown)
+    if not out.is_terminal:
+        print(head)
+        for check_id, severity, counts in checks:
+            print("\t".join(("per-check", check_id, severity, _counts_text(counts))))
+        for line in _lines(worst, where):
+            print(line)
+        print(tail)
         return
-    for line in findings_lines(rows, only_problems=only_problems):
-        print(line)  # not through rich: it would expand the tabs to spaces
+    out.print(escape(head), highlight=False, soft_wrap=True)
+    table = Table(title="Findings per check", expand=True)
+    table.add_column("check", no_wrap=True)
+    table.add_column("severity")
+    table.add_column("findings", overflow="fold")
+    for check_id, severity, counts in checks:
+        table.add_row(escape(check_id), severity, _counts_text(counts))
+    out.print(table)
+    out.print(_table(worst, f"The {len(worst)} worst findings (of {len(shown)})", where))
+    out.print(escape(tail), highlight=False, soft_wrap=True)
+
+
+def print_findings(rows: Iterable[Any], *, only_problems: bool = True, where: str | None = None) -> None:
+    """A table on a terminal; plain tab-separated lines, one per finding, when piped or logged; a summary
+    (print_summary) when there are more than MANY. `where` names the file that holds every full text."""
+    shown = list(_shown(rows, only_problems))
+    if len(shown) > MANY:
+        print_summary(shown, where)
+    elif out.is_terminal:
+        out.print(_table(shown, "Findings", where))
+    else:
+        for line in _lines(shown, where):
+            print(line)  # not through rich: it would expand the tabs to spaces
 
 
 def print_waiver_notes(notes: list[WaiverNote]) -> None:
@@ -113,14 +197,32 @@ def print_waiver_notes(notes: list[WaiverNote]) -> None:
             out.print(f"[yellow]waived[/]: {n.text()}", highlight=False)
 
 
+def full_text_report(paths: Iterable[object]) -> str | None:
+    """The report a console line points to for full finding texts: the JSON report, else CSV, else any."""
+    names = [str(p) for p in paths]
+    for suffix in (".json", ".csv"):
+        for name in names:
+            if name.endswith(suffix):
+                return name
+    return names[0] if names else None
+
+
 def print_outcome(engine: Engine, outcome: AuditOutcome) -> None:
+    """The findings (a summary when many), the run's status line, waivers, chain head, gaps and report
+    paths; with --quiet the status line alone."""
+    from auditor.cli.console import is_quiet
     from auditor.store.reader import RunReader
 
-    reader = RunReader(engine, outcome.run_id)
     counts = Counter(outcome.statuses)
-    print_findings(reader.findings())
     summary = ", ".join(f"[{STYLE[s]}]{counts.get(s, 0)} {s.value}[/]" for s in Status)
-    out.print(f"run {outcome.run_id} [bold]{outcome.seal.status.value}[/]: {summary}", soft_wrap=True)
+    status_line = f"run {outcome.run_id} [bold]{outcome.seal.status.value}[/]: {summary}"
+    if is_quiet():
+        out.print(status_line, soft_wrap=True)
+        return
+    reader = RunReader(engine, outcome.run_id)
+    where = full_text_report(outcome.reports)
+    print_findings(reader.findings(), where=where)
+    out.print(status_line, soft_wrap=True)
     print_waiver_notes(outcome.waivers)
     # soft wrap: on a terminal too, the chain head stays one line to copy (the terminal folds it on screen)
     out.print(
@@ -133,10 +235,12 @@ def print_outcome(engine: Engine, outcome: AuditOutcome) -> None:
         out.print(f"[yellow]{len(problems)} evidence gap(s)[/]:")
         for p in problems[:20]:
             out.print(
-                f"  {escape(p.location)}: {escape(bounded(p.message))}", highlight=False, soft_wrap=True
+                f"  {escape(p.location)}: {escape(bounded(p.message, where=where))}",
+                highlight=False,
+                soft_wrap=True,
             )
         if len(problems) > 20:
-            out.print(f"  ... and {len(problems) - 20} more (see the report)")
+            out.print(f"  ... and {len(problems) - 20} more (see {escape(where or 'the report')})")
     for path in outcome.reports:
         out.print(f"report: {escape(str(path))}", highlight=False, soft_wrap=True)
 

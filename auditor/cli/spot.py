@@ -25,10 +25,13 @@ def spot(
     check: Annotated[
         list[str] | None, typer.Option("--check", help="only these check ids (repeatable)")
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="no progress bar, no findings: the status lines only")
+    ] = False,
 ) -> None:
     """Collect one device live and print its findings (exit code as for `audit`)."""
-    from auditor.cli.render import STYLE, findings_table
+    from auditor.cli.console import is_quiet
+    from auditor.cli.render import STYLE, print_findings
     from auditor.config.loader import load_config
     from auditor.config.models import Sources
     from auditor.enums import Status
@@ -47,6 +50,7 @@ def spot(
             f"no device named {device!r} in {config} or its inventories (known: {known})",
             hint="name a device of sources.devices or an inventory, by name or host",
         )
+    quiet = quiet or is_quiet()
     payload: DevicePlan = match[0].payload
     with tempfile.TemporaryDirectory(prefix="auditor-spot-") as tmp:
         store = f"sqlite:///{Path(tmp) / 'spot.db'}"
@@ -62,7 +66,8 @@ def spot(
             if (f.target == target.name or (check and f.target is None))
             and (not check or f.check_id in check)
         ]
-        out.print(findings_table(rows, only_problems=False))
+        if not quiet:
+            print_findings(rows, only_problems=False)
         line = f"{target.name}: collection [bold]{target.status}[/]"
         if target.reason:
             line += f" ({target.reason})"

@@ -112,3 +112,36 @@ def test_on_an_80_column_terminal_check_ids_are_not_folded(audited_lab: AuditedL
     ids = {f["check_id"] for f in _report(audited_lab)["findings"] if f["status"] == "FAIL"}
     for cid in ids:
         assert any(cid in line for line in lines), cid
+
+
+def test_check_json_lines_hold_the_full_findings(audited_lab: AuditedLab) -> None:
+    result = run_cli(
+        "check", "-c", str(audited_lab.config), "--run", "latest", "--json", cwd=audited_lab.root
+    )
+    assert result.returncode == 1, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    report = _report(audited_lab)
+    problems = [f for f in report["findings"] if f["status"] not in ("PASS", "NOT_APPLICABLE")]
+    key = ("check_id", "status", "subject", "found", "severity")
+    assert sorted(tuple(r[k] for k in key) for r in rows) == sorted(
+        tuple(f[k] for k in key) for f in problems
+    )
+    assert {r["run"] for r in rows} == {1}
+
+
+def test_quiet_prints_only_the_final_status(audited_lab: AuditedLab) -> None:
+    """--quiet before the command (global) or after it: the status line alone, nothing on stderr."""
+    counts = {s.value: 0 for s in Status}
+    for f in _report(audited_lab)["findings"]:
+        counts[f["status"]] += 1
+    text = ", ".join(f"{n} {s}" for s, n in counts.items())
+    for args in (["-q", "check"], ["--quiet", "check"]):
+        result = run_cli(*args, "-c", str(audited_lab.config), cwd=audited_lab.root)
+        assert result.returncode == 1
+        assert result.stdout.splitlines() == [f"run 1 re-checked: {text}"]
+        assert result.stderr == ""
+    report = run_cli(
+        "-q", "report", "-c", str(audited_lab.config), "-f", "csv", "-o", "q", cwd=audited_lab.root
+    )
+    assert report.returncode == 0 and report.stdout == "" and report.stderr == ""
+    assert (audited_lab.root / "q" / "run-1.csv").exists()
