@@ -161,7 +161,7 @@ def write_textfile_after_run(engine: Engine, scope_text: str, label: str, path: 
             return False
         write_textfile(path, found)
     except Exception as exc:
-        log.warning("metrics textfile %s not written: %s", path, exc)
+        log.error("metrics textfile %s not written: %s", path, exc)
         return False
     return True
 

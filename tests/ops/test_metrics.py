@@ -158,3 +158,28 @@ def test_scheduler_serves_metrics(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
         reader.join(5)
+
+
+def test_audit_writes_the_textfile_and_a_failure_never_changes_its_exit_code(tmp_path: Path) -> None:
+    """`auditor audit` (as a CronJob or systemd timer runs it) writes the config's metrics textfile;
+    a textfile that cannot be written is logged and the exit code stays the audit's (1: failing findings)."""
+    config = lab_config(tmp_path, metrics={"textfile": "textfile/lab.prom", "scope_label": "lab"})
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor", "audit", "-c", str(config), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
+    assert done.returncode == 1, done.stderr
+    found = samples((tmp_path / "textfile" / "lab.prom").read_text())
+    assert value(found, "auditor_last_run_id", scope="lab") == 1
+    (tmp_path / "blocked").write_text("a file where the textfile's directory should be")
+    config = lab_config(tmp_path, metrics={"textfile": "blocked/lab.prom"})
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor", "audit", "-c", str(config), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "metrics textfile" in done.stderr and "blocked/lab.prom" in done.stderr
