@@ -20,6 +20,7 @@ from pydantic import (
     model_validator,
 )
 
+from auditor.config.alerts import AlertSettings
 from auditor.config.schedule import MetricsSettings, Schedule, unique_configs
 from auditor.config.segmentation import (
     PortAssignment,
@@ -691,6 +692,7 @@ class AuditConfig(_Strict):
     metrics: MetricsSettings | None = Field(
         default=None, exclude=True
     )  # schedule.py: not in the run's snapshot
+    alerts: AlertSettings | None = Field(default=None, exclude=True)  # config/alerts.py: not in the snapshot
     base_dir: Path = Field(default=Path("."), exclude=True)
 
     def resolve(self, path: Path) -> Path:

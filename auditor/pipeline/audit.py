@@ -17,6 +17,7 @@ from auditor.evidence.chain import canonical_json
 from auditor.evidence.redact_config import redact_config
 from auditor.evidence.signing import pinned_key, signer_for
 from auditor.normalize import normalizer_registry
+from auditor.ops.alerts import send_alerts
 from auditor.pipeline.checking import evaluate_run, exit_code, to_rows
 from auditor.pipeline.collect import DEFAULT_WORKERS, Collect, collect_targets
 from auditor.pipeline.progress import NoProgress, Progress
@@ -119,6 +120,7 @@ def run_audit(
     statuses = [v.finding.status for v in verdicts]
     code = exit_code(waived.exit_statuses(), seal.status == RunStatus.COMPLETE)  # waived failures do not fail
     outcome = AuditOutcome(writer.run_id, seal, statuses, code, waivers=waived.notes)
+    send_alerts(config, engine, writer.run_id)  # sealed: what changed since the last run; never raises
     if render:
         progress.phase("reporting")
         output = config.resolve(config.output)
