@@ -169,14 +169,11 @@ def _expired_waivers(engine: Engine, prev: int | None, run: Any, run_id: int) ->
     ]
     if not expired:
         return []
-    with engine.connect() as conn:
-        fails = list(
-            conn.execute(
-                select(Finding.check_id, Finding.target, Finding.subject).where(
-                    Finding.run_id == run_id, Finding.status == Status.FAIL.value, Finding.waiver.is_(None)
-                )
-            )
-        )
+    query = select(Finding.check_id, Finding.target, Finding.subject, Finding.waiver).where(
+        Finding.run_id == run_id, Finding.status == Status.FAIL.value
+    )
+    with engine.connect() as conn:  # waiver is JSON: a stored null is not SQL NULL everywhere, so test here
+        fails = [f for f in conn.execute(query) if f.waiver is None]
     return [_waiver_event(w, fails) for w in expired]
 
 

@@ -65,6 +65,13 @@ def body(alert: RunAlert, limit: int, structured: bool = True) -> dict[str, Any]
     return out
 
 
+def encode(payload: dict[str, Any]) -> bytes:
+    """JSON with `<`, `>` and `&` written as \\u escapes (they occur only inside strings): the bytes carry no
+    markup even for a receiver that looks at them raw; every JSON decoder reads back the same text."""
+    text = json.dumps(payload, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode("utf-8")
+
+
 def resolve_url(sink: WebhookSink, base: Path) -> str:
     """The URL from the config, an environment variable or a file (read at send time, never logged)."""
     if sink.url is not None:
@@ -91,7 +98,7 @@ def tls_context(verify: bool, ca_file: Path | None) -> ssl.SSLContext:
 
 
 def post(url: str, payload: dict[str, Any], sink: WebhookSink, ca_file: Path | None) -> None:
-    data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+    data = encode(payload)
     request = urllib.request.Request(  # noqa: S310 (the scheme is checked: http or https only)
         url, data=data, method="POST", headers={"Content-Type": "application/json; charset=utf-8"}
     )
