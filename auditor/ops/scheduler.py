@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import subprocess
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -101,7 +102,13 @@ class Scheduler:
                 fired.append("skipped_running")
                 continue
             log.info("[%s] audit started (trigger %s)", job.label, due.isoformat(timespec="seconds"))
-            start(job, audit_command(job, self.store))
+            try:
+                start(job, audit_command(job, self.store))
+            except OSError as exc:  # no process to run (fork refused, out of memory): the next trigger tries
+                log.error("[%s] audit not started: %s", job.label, exc)
+                self.runs.labels(job.label, "failed").inc()
+                fired.append("failed")
+                continue
             fired.append("started")
         return fired
 
@@ -148,7 +155,7 @@ class Scheduler:
                 continue
             try:
                 job.process.wait(self.stop_timeout)
-            except Exception:
+            except subprocess.TimeoutExpired:
                 log.error("[%s] audit did not stop within %.0f s: killed", job.label, self.stop_timeout)
                 job.process.kill()
             self._ended(job, finish(job))

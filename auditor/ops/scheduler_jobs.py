@@ -108,14 +108,19 @@ def start(job: Job, argv: list[str]) -> None:
     """Start the audit in its own session (a Ctrl-C in the scheduler's terminal reaches the scheduler
     only, which then stops the child with one SIGTERM); its stderr is relayed to the log, prefixed."""
     job._stdout = tempfile.TemporaryFile()  # noqa: SIM115 (closed in finish())
-    job.process = subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=job._stdout,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+    try:
+        job.process = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=job._stdout,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+    except OSError:
+        job._stdout.close()
+        job._stdout = None
+        raise
     job._relay = threading.Thread(target=_relay, args=(job.label, job.process), daemon=True)
     job._relay.start()
 

@@ -134,10 +134,11 @@ def test_overlapping_triggers_run_once(tmp_path: Path, password: None) -> None:
     assert count(sched, "skipped_running") == 2 and count(sched, "completed") == 2
 
 
-def test_scope_lock_held_elsewhere_skips_the_trigger(tmp_path: Path) -> None:
-    """An audit of the scope running elsewhere (another scheduler or machine) holds the store's scope
-    lock: the trigger's audit exits 75 without a run, logged as skipped; the next one runs."""
-    config = lab_config(tmp_path, schedules=[{"cron": "*/5 * * * *"}])
+def test_scope_lock_held_elsewhere_skips_the_trigger(tmp_path: Path, store_url: str) -> None:
+    """An audit of the scope running elsewhere (another scheduler or machine: on PostgreSQL, another
+    session's advisory lock) holds the store's scope lock: the trigger's audit exits 75 without a run,
+    logged as skipped; the next one runs."""
+    config = lab_config(tmp_path, schedules=[{"cron": "*/5 * * * *"}], store=store_url)
     cfg = load_config(config)
     sched = Scheduler(load_jobs(config), clock=lambda: T0)
     times = trigger_times(sched)
@@ -226,3 +227,17 @@ def test_config_errors_stop_the_scheduler_at_start(tmp_path: Path) -> None:
     both = [{"cron": "0 2 * * *"}, {"cron": "0 3 * * *", "config": "twin/auditor.yaml"}]
     with pytest.raises(ConfigError, match="audit the same scope into the same store"):
         load_jobs(lab_config(tmp_path, schedules=both))
+
+
+def test_an_audit_that_cannot_start_is_logged_and_the_next_trigger_tries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = lab_config(tmp_path, schedules=[{"cron": "0 2 * * *"}])
+    sched = Scheduler(load_jobs(config), clock=lambda: T0)
+    times = trigger_times(sched)
+    missing = str(tmp_path / "no-such-interpreter")
+    monkeypatch.setattr("auditor.ops.scheduler.audit_command", lambda job, store: [missing])
+    assert sched.tick(next(times)) == ["failed"]
+    assert sched.tick(next(times)) == ["failed"]  # the loop goes on
+    assert count(sched, "failed") == 2 and not sched.running()
+    assert "audit not started" in caplog.text and missing in caplog.text
