@@ -262,3 +262,41 @@ def test_image_content_installs_and_audits_outside_the_source_tree(tmp_path: Pat
     )
     assert audit.returncode == 1, audit.stderr  # the lab's planted violations
     assert (work / "out" / "run-1.json").exists()
+
+
+def test_the_cronjob_config_audits_a_cluster_through_its_service_account(tmp_path: Path) -> None:
+    """deploy/kubernetes/auditor.yaml and kubeconfig.yaml as the pod sees them (the projected token and
+    CA files at their path, here under tmp), against the test suite's HTTPS API server: the cluster is
+    collected with the token and TLS verified against the CA."""
+    from auditor.enums import TargetStatus
+    from auditor.pipeline.audit import run_audit
+    from auditor.store.engine import open_store
+    from auditor.store.reader import RunReader
+    from tests.k8s_live.apiserver import ApiServer
+    from tests.k8s_live.certs import make_pki
+    from tests.k8s_live.cluster import build
+    from tests.k8s_live.conftest import TOKEN
+
+    pki = make_pki()
+    server = ApiServer(build(), token=TOKEN, cert_pem=pki.server_cert_pem, key_pem=pki.server_key_pem).start()
+    try:
+        mounted = tmp_path / "serviceaccount"
+        mounted.mkdir()
+        (mounted / "token").write_text(TOKEN)
+        (mounted / "ca.crt").write_bytes(pki.ca_pem)
+        kubeconfig = (K8S / "kubeconfig.yaml").read_text()
+        kubeconfig = kubeconfig.replace("/var/run/secrets/kubernetes.io/serviceaccount", str(mounted))
+        (tmp_path / "kubeconfig.yaml").write_text(
+            kubeconfig.replace("https://kubernetes.default.svc", server.url)
+        )
+        sample = yaml.safe_load((K8S / "auditor.yaml").read_text())
+        sample.update(store=f"sqlite:///{tmp_path / 'store.db'}", output=str(tmp_path / "out"))
+        (tmp_path / "auditor.yaml").write_text(yaml.safe_dump(sample))
+        cfg = load_config(tmp_path / "auditor.yaml")
+        engine = open_store(cfg.store_url())
+        outcome = run_audit(cfg, engine=engine, render=False)
+    finally:
+        server.stop()
+    (target,) = RunReader(engine, outcome.run_id).targets()
+    assert (target.name, target.status, target.reason) == ("this-cluster", TargetStatus.OK.value, None)
+    assert server.log, "the API server saw no request"
