@@ -27,7 +27,9 @@ BATCH_ITEMS = 64  # at most this many queued items share one store transaction
 
 
 @dataclass(frozen=True)
-class _Item:
+class Item:
+    """One thing fetched from a target (a processed capture or a problem); `done` ends the target."""
+
     target: str
     processed: Processed | None = None
     problem: Problem | None = None
@@ -57,7 +59,7 @@ class _Collection:
         self.collectors = collectors
         self.writer = writer
         self.normalizers = normalizers
-        self.items: queue.Queue[_Item] = queue.Queue(maxsize=QUEUE_ITEMS)
+        self.items: queue.Queue[Item] = queue.Queue(maxsize=QUEUE_ITEMS)
         self.stop = threading.Event()
         # Resuming: what targets caught half-way already stored (not stored twice; see resume.py).
         self.stored = stored or {}
@@ -66,7 +68,7 @@ class _Collection:
     def _name(self, out: TargetOutcome) -> str:
         return self.names.get(out.target_id, "")
 
-    def put(self, item: _Item) -> None:
+    def put(self, item: Item) -> None:
         while not self.stop.is_set():
             try:
                 self.items.put(item, timeout=0.2)
@@ -79,7 +81,7 @@ class _Collection:
         for item in fetch_items(self.collectors[spec.collector], spec, self.normalizers, self.stop):
             self.put(item)
 
-    def consume(self, item: _Item, out: TargetOutcome) -> None:
+    def consume(self, item: Item, out: TargetOutcome) -> None:
         """Runs in the writer thread: append to the chain, in arrival order."""
         before = self.stored.get(item.target)
         if item.processed is not None and before is not None:
@@ -87,18 +89,18 @@ class _Collection:
             key = (c.format, c.source, c.origin)
             if before.captures[key] > 0:  # fetched again after a resume: the stored one stands
                 before.captures[key] -= 1
-                item = _Item(item.target, done=item.done, failure=item.failure)
+                item = Item(item.target, done=item.done, failure=item.failure)
         if (
             item.problem is not None
             and before is not None
             and (item.problem.location(), item.problem.message) in before.problems
         ):
-            item = _Item(item.target, done=item.done, failure=item.failure)
+            item = Item(item.target, done=item.done, failure=item.failure)
         store_item(self.writer, item, out)
         if item.done:
             self.finish(out, item.failure)
 
-    def drain(self) -> list[_Item]:
+    def drain(self) -> list[Item]:
         """The next item (waiting for it) and whatever else is already queued, up to BATCH_ITEMS."""
         batch = [self.items.get()]
         while len(batch) < BATCH_ITEMS:
@@ -122,7 +124,7 @@ def fetch_items(
     spec: TargetSpec,
     normalizers: Registry[Normalizer],
     stop: threading.Event | None = None,
-) -> Iterator[_Item]:
+) -> Iterator[Item]:
     """Fetch, redact and normalize one target's captures, ending with a `done` item whatever happens
     (a collector's failure is contained: it becomes the done item's reason). Shared by the local
     workers and the distributed ones (auditor/distributed)."""
@@ -132,22 +134,22 @@ def fetch_items(
             if stop is not None and stop.is_set():
                 return
             if isinstance(got, Problem):
-                yield _Item(spec.name, problem=redact_problems([got])[0])
+                yield Item(spec.name, problem=redact_problems([got])[0])
                 continue
             try:
-                yield _Item(spec.name, processed=process_capture(got, normalizers))
+                yield Item(spec.name, processed=process_capture(got, normalizers))
             except RedactionRefused as exc:  # never stored; the rest of the target goes on
                 refused = Problem(exc.origin, REFUSED_PREFIX + exc.reason, exc.line, exc.hint)
-                yield _Item(spec.name, problem=refused)
+                yield Item(spec.name, problem=refused)
     except AuditorError as exc:  # CollectionError and friends: the reason is already worded for users
         failure = str(exc)
     except Exception as exc:  # contained per target
         log.exception("collector failed on %s", spec.name)
         failure = f"collector error: {type(exc).__name__}: {exc}"
-    yield _Item(spec.name, done=True, failure=failure)
+    yield Item(spec.name, done=True, failure=failure)
 
 
-def store_item(writer: RunWriter, item: _Item, out: TargetOutcome) -> None:
+def store_item(writer: RunWriter, item: Item, out: TargetOutcome) -> None:
     """Write one fetched item (a capture with its facts, or a problem) and count it in the outcome."""
     if item.processed is not None:
         p = item.processed
@@ -237,7 +239,7 @@ def collect_targets(
                     progress.target_done(item.target, outcomes[item.target].status == TargetStatus.OK)
     except BaseException:
         run.stop.set()  # interrupted: workers stop at their next capture; what was written stays
-        _record_interrupted(writer, outcomes, pool.started())
+        record_interrupted(writer, outcomes, pool.started())
         raise
     return outcomes
 
@@ -316,7 +318,7 @@ class _Workers:
             self.run.work(spec)
 
 
-def _record_interrupted(writer: RunWriter, outcomes: dict[str, TargetOutcome], started: set[str]) -> None:
+def record_interrupted(writer: RunWriter, outcomes: dict[str, TargetOutcome], started: set[str]) -> None:
     """Give every target the interruption left unfinished its reason. They stay pending, so
     `audit --resume` collects them again; a failure here must not hide the interrupt itself."""
     try:
