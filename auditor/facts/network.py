@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from auditor.enums import FactKind, Tier
 from auditor.facts.base import FactRecord
@@ -26,6 +26,32 @@ class Device(FactRecord):
         return self.device
 
 
+# What an interface address is. Own addresses: primary, secondary. Virtual gateway addresses, shared by
+# the devices that answer for them (an MLAG/vPC pair, every leaf of an EVPN fabric): varp (EOS
+# `ip virtual-router address`), anycast (EOS `ip address virtual`, NX-OS `fabric forwarding mode
+# anycast-gateway`), hsrp, vrrp, vrr (Cumulus), sag (SONiC static anycast gateway), magp (Onyx);
+# virtual: a shared address whose protocol the source does not say.
+AddressKind = Literal[
+    "primary", "secondary", "varp", "anycast", "hsrp", "vrrp", "vrr", "sag", "magp", "virtual"
+]
+OWN_KINDS = frozenset({"primary", "secondary"})
+
+
+class IfAddress(BaseModel):
+    """One IPv4 address of an interface and its kind."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    address: str  # interface notation, "10.0.0.1/24"
+    kind: AddressKind
+    group: int | None = None  # the HSRP/VRRP/MAGP group
+
+    @property
+    def virtual(self) -> bool:
+        """Shared with other devices by design (a gateway), not this device's own address."""
+        return self.kind not in OWN_KINDS
+
+
 class Interface(FactRecord):
     kind: ClassVar[FactKind] = FactKind.INTERFACE
     device: str
@@ -42,10 +68,35 @@ class Interface(FactRecord):
     mtu: int | None = None
     speed_mbps: int | None = None
     ipv4: list[str] = []  # interface notation, e.g. "10.0.0.1/31"
-    ipv4_virtual: list[str] = []  # anycast gateway addresses ("ip address virtual")
+    # virtual gateway addresses (VARP, anycast, HSRP, VRRP, VRR, SAG, MAGP); `addresses` gives their kinds
+    ipv4_virtual: list[str] = []
     ipv6: list[str] = []
     port_channel: str | None = None  # the port-channel this member belongs to
     service_profile: str | None = None  # QoS profile applied to the port
+    # Every IPv4 address with its kind. A record made without it (an older fact, a NAPALM getter) gets
+    # one from ipv4 (the first primary, the rest secondary) and ipv4_virtual (kind "virtual").
+    addresses: list[IfAddress] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_addresses(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "addresses" not in data:
+            own = list(data.get("ipv4") or [])
+            derived = [
+                {"address": a, "kind": "primary" if i == 0 else "secondary"} for i, a in enumerate(own)
+            ]
+            derived += [{"address": a, "kind": "virtual"} for a in data.get("ipv4_virtual") or []]
+            data = {**data, "addresses": derived}
+        return data
+
+    def virtual_kind(self, address: str) -> str | None:
+        """The kind of a virtual gateway address of this interface ("hsrp", ...), None if it is not one.
+        `address` may be given with or without its length."""
+        bare = address.split("/", maxsplit=1)[0]
+        return next(
+            (a.kind for a in self.addresses if a.virtual and a.address.split("/", maxsplit=1)[0] == bare),
+            None,
+        )
 
     def subject(self) -> str:
         return f"{self.device}/{self.name}"

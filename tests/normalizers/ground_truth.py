@@ -73,6 +73,7 @@ def avd_interface_fields(case: eos.Case) -> Iterator[Field]:
         for rec in side.values():
             for field in ADDRESS_FIELDS:
                 rec[field] = eos._addr_key(rec[field])
+            rec["addresses"] = eos.kinds_key(rec["addresses"])
     yield from keyed("interface", got, want)
 
 

@@ -211,11 +211,22 @@ def expect_interface(intf: dict[str, Any]) -> dict[str, Any]:
     ipv4 += intf.get("ip_address_secondaries") or []
     virtual = [intf["ip_address_virtual"]] if intf.get("ip_address_virtual") else []
     virtual += intf.get("ip_address_virtual_secondaries") or []
-    # VARP (`ip virtual-router address A[/L]`): without a length, the length of the primary's subnet
-    for varp in intf.get("ip_virtual_router_addresses") or []:
+    kinds = [(a, "primary" if i == 0 else "secondary", None) for i, a in enumerate(ipv4)]
+    kinds += [(a, "anycast", None) for a in virtual]
+    # VARP (`ip virtual-router address A[/L]`) and VRRP (`vrrp N ipv4 A`): without a length, the length
+    # of the primary's subnet
+    shared = [(a, "varp", None) for a in intf.get("ip_virtual_router_addresses") or []]
+    shared += [
+        (v["ipv4"]["address"], "vrrp", int(v["id"]))
+        for v in intf.get("vrrp_ids") or []
+        if (v.get("ipv4") or {}).get("address")
+    ]
+    for address, shared_kind, group in shared:
         nets = [ipaddress.ip_interface(a).network for a in ipv4]
-        length = next((n.prefixlen for n in nets if ipaddress.ip_address(varp.split("/")[0]) in n), 32)
-        virtual.append(varp if "/" in varp else f"{varp}/{length}")
+        length = next((n.prefixlen for n in nets if ipaddress.ip_address(address.split("/")[0]) in n), 32)
+        value = address if "/" in address else f"{address}/{length}"
+        virtual.append(value)
+        kinds.append((value, shared_kind, group))
     channel = (intf.get("channel_group") or {}).get("id")
     return {
         "type": kind,
@@ -236,7 +247,13 @@ def expect_interface(intf: dict[str, Any]) -> dict[str, Any]:
         "ipv6": [intf["ipv6_address"]] if intf.get("ipv6_address") else [],
         "port_channel": f"Port-Channel{channel}" if channel else None,
         "service_profile": intf.get("service_profile"),
+        "addresses": [{"address": a, "kind": k, "group": g} for a, k, g in kinds],
     }
+
+
+def kinds_key(values: list[dict[str, Any]]) -> list[tuple[str, str, int | None]]:
+    """Interface addresses with their kinds, in any order."""
+    return sorted((str(ipaddress.ip_interface(v["address"])), v["kind"], v.get("group")) for v in values)
 
 
 def _addr_key(
@@ -698,7 +715,7 @@ def test_bad_values_are_problems_and_skipped() -> None:
         assert fragment in messages
     good_if = {i.name: i for i in facts_of(_normalize(LEAF1A), Interface)}
     bad_if = {i.name: i for i in facts_of(result, Interface)}
-    assert bad_if["Ethernet1"] == good_if["Ethernet1"].model_copy(update={"ipv4": []})
+    assert bad_if["Ethernet1"] == good_if["Ethernet1"].model_copy(update={"ipv4": [], "addresses": []})
     assert bad_if["Ethernet2"] == good_if["Ethernet2"].model_copy(update={"mtu": None})
     assert bad_if["Port-Channel5"] == good_if["Port-Channel5"].model_copy(
         update={"trunk_allowed_vlans": None}

@@ -34,6 +34,7 @@ from auditor.facts import FactRecord
 from auditor.facts.network import (
     AclBinding,
     BgpNeighbor,
+    IfAddress,
     Interface,
     MgmtService,
     Route,
@@ -41,6 +42,7 @@ from auditor.facts.network import (
     Vrf,
     VxlanVni,
 )
+from collectors.parsing.addresses import own_addresses
 from collectors.parsing.config_tree import Context
 from collectors.parsing.live_common import IfType, as_int, ip_interface, ip_network, is_ip, vlan_ranges
 from collectors.platforms.cumulus.acl import control_plane_acls
@@ -154,6 +156,8 @@ def read_interfaces(ctx: Context, tree: Tree) -> tuple[list[Interface], list[Acl
                 speed_mbps=_speed(link.get("speed")),
                 ipv4=[a for a in addresses if ":" not in a],
                 ipv4_virtual=[a for a in virtual if ":" not in a],
+                addresses=own_addresses([a for a in addresses if ":" not in a])
+                + [IfAddress(address=a, kind="vrr") for a in virtual if ":" not in a],
                 ipv6=[a for a in addresses + virtual if ":" in a],
                 port_channel=members.get(name),
             )

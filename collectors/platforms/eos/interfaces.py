@@ -10,8 +10,8 @@ EOS defaults read here (a running-config omits defaults):
 - A trunk with no `switchport trunk allowed vlan` line carries every VLAN (None).
 - Switchport settings under `no switchport` stay in the config but are inert; they are still
   reported as configured (mode "routed" tells a reader they do not apply).
-- VARP gateway addresses (`ip address virtual A/L`, and the older `ip virtual-router address A`) are
-  kept as virtual addresses.
+- Shared gateway addresses are kept as virtual addresses (ipv4_virtual) with their kind in `addresses`:
+  `ip address virtual A/L` (anycast), `ip virtual-router address A` (varp), `vrrp N ipv4 A` (vrrp).
 - `vrf X` moves the interface and, as EOS does, removes the addresses configured before it; `no vrf`
   moves it back to the default VRF. Ranges, lists and repeated blocks arrive merged per interface
   (collectors/platforms/eos/ranges.py), so a later block's line wins.
@@ -19,12 +19,12 @@ EOS defaults read here (a running-config omits defaults):
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from auditor.facts.network import AclBinding, Interface, VlanRange
+from auditor.facts.network import AclBinding, AddressKind, IfAddress, Interface, VlanRange
+from collectors.parsing.addresses import own_addresses, virtual, with_length
 from collectors.parsing.config_tree import Config, Context, Node
 from collectors.parsing.values import (
     MAX_VLAN,
@@ -78,7 +78,10 @@ class _State:
     ipv6: list[str] = field(default_factory=list)
     port_channel: str | None = None
     service_profile: str | None = None
-    varp: list[tuple[str, int]] = field(default_factory=list)  # `ip virtual-router address A[/L]`
+    # shared gateway addresses as written (length optional): (address, kind, group, line) of
+    # `ip virtual-router address A[/L]` (varp) and `vrrp N ipv4|ip A [secondary]` (vrrp)
+    varp: list[tuple[str, AddressKind, int | None, int]] = field(default_factory=list)
+    anycast: list[str] = field(default_factory=list)  # `ip address virtual A/L`: kind anycast
 
 
 def parse_interfaces(ctx: Context, config: Config) -> tuple[list[Interface], list[AclBinding]]:
@@ -142,7 +145,14 @@ def _read_line(ctx: Context, st: _State, node: Node) -> None:
     elif words[:2] == ["ip", "address"]:
         _ipv4(ctx, st, words[2:], line)
     elif words[:3] == ["ip", "virtual-router", "address"] and len(words) == 4:
-        st.varp.append((words[3], line))
+        st.varp.append((words[3], "varp", None, line))
+    elif (
+        words[0] == "vrrp"
+        and len(words) >= 4
+        and words[2] in ("ipv4", "ip")
+        and _VRRP_ADDR.fullmatch(words[3])
+    ):
+        st.varp.append((words[3], "vrrp", int(words[1]) if words[1].isdigit() else None, line))
     elif words[:2] == ["ipv6", "address"] and len(words) >= 3:
         _ipv6(ctx, st, words[2:], line)
     elif words[0] == "channel-group":
@@ -157,10 +167,13 @@ def _read_line(ctx: Context, st: _State, node: Node) -> None:
         st.service_profile = None
 
 
+_VRRP_ADDR = re.compile(r"\d+\.\d+\.\d+\.\d+")  # not `vrrp 3 ipv4 version 3`
+
+
 def _set_vrf(st: _State, vrf: str) -> None:
     """EOS removes an interface's IP addresses when it changes VRF (merged blocks can do that)."""
     if vrf != st.vrf:
-        st.ipv4, st.ipv4_virtual, st.ipv6, st.varp = [], [], [], []
+        st.ipv4, st.ipv4_virtual, st.ipv6, st.varp, st.anycast = [], [], [], [], []
     st.vrf = vrf
 
 
@@ -202,6 +215,8 @@ def _ipv4(ctx: Context, st: _State, args: list[str], line: int) -> None:
     value = parse_ipv4_interface(ctx, " ".join(args), line)
     if value is not None:
         target.append(value)
+        if target is st.ipv4_virtual:
+            st.anycast.append(value)
 
 
 def _ipv6(ctx: Context, st: _State, args: list[str], line: int) -> None:
@@ -213,28 +228,25 @@ def _ipv6(ctx: Context, st: _State, args: list[str], line: int) -> None:
         st.ipv6.append(value)
 
 
-def _varp(ctx: Context, st: _State) -> None:
-    """VARP's `ip virtual-router address A` (the older form of `ip address virtual`): the shared gateway
-    address of the SVI's subnet. Without a length it takes the length of the primary address whose
-    subnet holds it, as EOS does; one outside every subnet is kept as a host address."""
-    for text, line in st.varp:
-        if "/" in text:
-            value = parse_ipv4_interface(ctx, text, line)
-        else:
-            try:
-                addr = ipaddress.IPv4Address(text)
-            except ValueError:
-                ctx.problem(line, f"invalid virtual-router address {text!r}")
-                continue
-            own = [ipaddress.IPv4Interface(a) for a in st.ipv4]
-            length = next((i.network.prefixlen for i in own if addr in i.network), 32)
-            value = f"{addr}/{length}"
-        if value is not None and value not in st.ipv4_virtual:
+def _varp(ctx: Context, st: _State) -> list[IfAddress]:
+    """VARP's `ip virtual-router address A` (the older form of `ip address virtual`) and VRRP's
+    `vrrp N ipv4 A`: the shared gateway address of the SVI's subnet. Without a length it takes the
+    length of the primary address whose subnet holds it, as EOS does; one outside every subnet is kept
+    as a host address. Returns every address with its kind, the interface's own first."""
+    out = own_addresses(st.ipv4) + [virtual(a, "anycast") for a in st.anycast]
+    for text, kind, group, line in st.varp:
+        value = with_length(text, st.ipv4)
+        if value is None:
+            ctx.problem(line, f"invalid {'virtual-router' if kind == 'varp' else 'vrrp'} address {text!r}")
+            continue
+        out.append(virtual(value, kind, group))
+        if value not in st.ipv4_virtual:
             st.ipv4_virtual.append(value)
+    return out
 
 
 def _build(ctx: Context, name: str, st: _State) -> Interface:
-    _varp(ctx, st)
+    addresses = _varp(ctx, st)
     kind = interface_type(name)
     switchport = False
     mode: Literal["access", "trunk", "routed"] | None = None
@@ -266,4 +278,5 @@ def _build(ctx: Context, name: str, st: _State) -> Interface:
         ipv6=st.ipv6,
         port_channel=st.port_channel,
         service_profile=st.service_profile,
+        addresses=addresses,
     )

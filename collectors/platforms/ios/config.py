@@ -6,6 +6,9 @@ IOS defaults read here (a running-config omits them):
 - An interface is enabled unless `shutdown`; it is a switchport only when its block says `switchport`
   (routers and routed ports never do); `no switchport` makes it routed.
 - `vrf forwarding X` (vrf definition) and `ip vrf forwarding X` (ip vrf) put it in VRF X.
+- HSRP (`standby [N] ip A`) and VRRP (`vrrp N ip A`, VRRPv3 `vrrp N address-family ipv4` / `address A`)
+  addresses are virtual gateway addresses (ipv4_virtual; kinds hsrp/vrrp in `addresses`), with the
+  length of the interface subnet that holds them.
 - `speed N` is Mb/s; `speed auto` says nothing.
 - `ip route [vrf X] PREFIX MASK [INTERFACE] [NEXT-HOP] [DISTANCE] [name N]`, and BGP neighbours under
   `router bgp` (default VRF) and `address-family ipv4 vrf X` (VRF X).
@@ -17,7 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from auditor.facts.network import AclBinding, BgpNeighbor, Interface, Route, Vlan, Vrf
+from auditor.facts.network import AclBinding, AddressKind, BgpNeighbor, Interface, Route, Vlan, Vrf
+from collectors.parsing.addresses import own_addresses, virtual, virtual_list, with_length
 from collectors.parsing.config_tree import Config, Context, Node
 from collectors.parsing.live_common import (
     as_int,
@@ -56,6 +60,7 @@ class _If:
     v4: list[str] = field(default_factory=list)
     v6: list[str] = field(default_factory=list)
     channel: str | None = None
+    fhrp: list[tuple[str, AddressKind, int]] = field(default_factory=list)  # (address, hsrp|vrrp, group)
 
 
 def read_interfaces(ctx: Context, config: Config) -> Interfaces:
@@ -117,10 +122,34 @@ def _line(ctx: Context, st: _If, name: str, child: Node) -> None:
         st.allowed = _allowed(ctx, child, st.allowed)
     elif words[0] == "channel-group" and len(words) > 1:
         st.channel = f"Port-channel{words[1]}"
+    elif words[0] in ("standby", "vrrp"):
+        _fhrp(st, child)
+
+
+_FHRP_LINE = re.compile(r"(standby|vrrp)(?: (\d+))? ip (\d+\.\d+\.\d+\.\d+)(?: secondary)?")
+_VRRP3_BLOCK = re.compile(r"vrrp (\d+) address-family ipv4")
+_VRRP3_ADDRESS = re.compile(r"address (\d+\.\d+\.\d+\.\d+)(?: primary| secondary)?")
+
+
+def _fhrp(st: _If, node: Node) -> None:
+    """HSRP `standby [N] ip A [secondary]` (group 0 when N is left out), VRRP `vrrp N ip A [secondary]`
+    and IOS-XE VRRPv3 `vrrp N address-family ipv4` / `address A [primary|secondary]`."""
+    if (m := _FHRP_LINE.fullmatch(node.text)) is not None:
+        kind: AddressKind = "hsrp" if m.group(1) == "standby" else "vrrp"
+        st.fhrp.append((m.group(3), kind, int(m.group(2) or 0)))
+    elif (m := _VRRP3_BLOCK.fullmatch(node.text)) is not None:
+        for child in node.children:
+            if (a := _VRRP3_ADDRESS.fullmatch(child.text)) is not None:
+                st.fhrp.append((a.group(1), "vrrp", int(m.group(1))))
 
 
 def _build(ctx: Context, name: str, st: _If) -> Interface:
     mode = st.mode or ("routed" if st.v4 and not st.switchport else None)
+    addresses = own_addresses(st.v4)
+    for text, kind, group in st.fhrp:
+        value = with_length(text, st.v4)
+        if value is not None and all(a.address != value for a in addresses):
+            addresses.append(virtual(value, kind, group))
     return Interface(
         device=ctx.device,
         name=name,
@@ -136,8 +165,10 @@ def _build(ctx: Context, name: str, st: _If) -> Interface:
         mtu=st.mtu,
         speed_mbps=st.speed,
         ipv4=st.v4,
+        ipv4_virtual=virtual_list(addresses),
         ipv6=st.v6,
         port_channel=st.channel,
+        addresses=addresses,
     )
 
 

@@ -13,6 +13,8 @@ giving no fact. `canonical()` gives that name wherever a unit is referred to. De
   `port-mode`) trunk or access, access by default; `vlan members` are VLAN names or ids, `all`, or
   ranges `100-200`; the IFD's `native-vlan-id` is the trunk's native VLAN;
 - `gigether-options|ether-options 802.3ad aeN` puts the port in LAG aeN.
+- `address A/L vrrp-group N virtual-address V` and an EVPN IRB's `virtual-gateway-address V` are
+  virtual gateway addresses (ipv4_virtual; kinds vrrp and anycast in `addresses`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
-from auditor.facts.network import Interface, Vlan, VxlanVni
+from auditor.facts.network import AddressKind, IfAddress, Interface, Vlan, VxlanVni
+from collectors.parsing.addresses import own_addresses, virtual, virtual_list, with_length
 from collectors.parsing.config_tree import Context
 from collectors.parsing.live_common import IfType
 from collectors.platforms.junos.tree import Node
@@ -100,12 +103,42 @@ def _vlan_list(ctx: Context, words: list[str], vlans: Vlans, line: int) -> list[
 
 
 def _addresses(unit: Node, family: str) -> list[str]:
+    return _addresses_of([addr for addr, _ in unit.items("family", family, "address")])
+
+
+def _addresses_of(texts: list[str]) -> list[str]:
     out: list[str] = []
-    for addr, _ in unit.items("family", family, "address"):
+    for addr in texts:
         try:
             out.append(str(ipaddress.ip_interface(addr)))
         except ValueError:
             continue
+    return out
+
+
+def _kinds(unit: Node) -> list[IfAddress]:
+    """IPv4 addresses with their kinds: the one marked `primary` (else the first) is the primary, the
+    rest secondaries; `address A/L vrrp-group N virtual-address V` (vrrp) and the EVPN IRB's
+    `address A/L virtual-gateway-address V` (anycast: every leaf of the fabric answers for it) are
+    virtual gateway addresses with the length of A's subnet."""
+    own = _addresses(unit, "inet")
+    marked = [a for a, n in unit.items("family", "inet", "address") if n.has("primary")]
+    first = _addresses_of(marked[:1])
+    if first and first[0] in own:
+        own = [first[0], *(a for a in own if a != first[0])]
+    out = own_addresses(own)
+    for addr, node in unit.items("family", "inet", "address"):
+        shared: list[tuple[str, AddressKind, int | None]] = [
+            (v, "anycast", None) for v in node.values("virtual-gateway-address")
+        ]
+        for group, g in node.items("vrrp-group"):
+            shared += [
+                (v, "vrrp", int(group) if group.isdigit() else None) for v in g.values("virtual-address")
+            ]
+        for text, kind, group_id in shared:
+            value = with_length(text, [*_addresses_of([addr]), *own])
+            if value is not None and all(a.address != value for a in out):
+                out.append(virtual(value, kind, group_id))
     return out
 
 
@@ -185,6 +218,7 @@ def _unit(
         else:
             allowed = members
     mtu = _int(unit.value("family", "inet", "mtu")) or ifd_mtu
+    addresses = _kinds(unit)
     kind: IfType = interface_type(ifd)
     if kind == "other" and unit.has("family", "ethernet-switching"):
         kind = "ethernet"
@@ -201,8 +235,10 @@ def _unit(
         native_vlan=native if mode == "trunk" else None,
         trunk_allowed_vlans=allowed if mode == "trunk" else None,
         mtu=mtu,
-        ipv4=_addresses(unit, "inet"),
+        ipv4=[a.address for a in addresses if not a.virtual],
+        ipv4_virtual=virtual_list(addresses),
         ipv6=_addresses(unit, "inet6"),
+        addresses=addresses,
     )
 
 

@@ -16,17 +16,19 @@ from the default), as modelled by Batfish's NX-OS `Interface.defaultShutdown` an
   and, without `switchport trunk allowed vlan`, it carries every VLAN (trunk_allowed_vlans None).
 - HSRP and VRRP group addresses (`hsrp N` / `ip A`, `vrrp N` / `address A`, `vrrpv3 N` / `address A`)
   are the SVI's virtual gateway addresses (ipv4_virtual), with the length of the subnet that holds
-  them. The anycast gateway (`fabric forwarding mode anycast-gateway`) uses the SVI's own address.
+  them, kinds hsrp/vrrp in `addresses`. The anycast gateway (`fabric forwarding mode anycast-gateway`)
+  uses the SVI's own address: it stays in ipv4, and `addresses` gives it the kind anycast.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from auditor.facts import AclBinding, Interface
+from auditor.facts import AclBinding, IfAddress, Interface
+from auditor.facts.network import AddressKind
+from collectors.parsing.addresses import own_addresses, virtual, with_length
 from collectors.platforms.nxos.tree import (
     MAX_IFNAMES,
     MAX_VLAN,
@@ -70,7 +72,9 @@ class IfState:
     ipv4_primary: str | None = None
     ipv4_secondary: list[str] = field(default_factory=list)
     ipv6: list[str] = field(default_factory=list)
-    virtual: list[str] = field(default_factory=list)  # HSRP/VRRP group addresses, as written
+    # HSRP/VRRP group addresses, as written: (address, "hsrp"|"vrrp", group)
+    virtual: list[tuple[str, AddressKind, int]] = field(default_factory=list)
+    anycast: bool = False  # `fabric forwarding mode anycast-gateway`: its own address is the gateway
     port_channel: str | None = None
     acls: list[tuple[str, Direction]] = field(default_factory=list)
     pfc_mode: str | None = None
@@ -137,7 +141,9 @@ def _apply(s: IfState, node: Node, ctx: Ctx) -> None:
     elif head == "ip" and len(w) >= 2 and w[1] == "address":
         _apply_ipv4(s, node, w[2:], neg, ctx)
     elif head in _FHRP and len(w) >= 2 and w[1].isdigit() and not neg:
-        _apply_fhrp(s, node, _FHRP[head])
+        _apply_fhrp(s, node, head, int(w[1]))
+    elif w == ["fabric", "forwarding", "mode", "anycast-gateway"]:
+        s.anycast = not neg
     elif head == "ipv6" and len(w) >= 3 and w[1] == "address" and not neg:
         if w[2] in ("use-link-local-only", "dhcp", "autoconfig"):
             return
@@ -292,32 +298,28 @@ def _is_switchport(s: IfState, defaults: SwitchDefaults) -> bool:
 _FHRP = {"hsrp": "ip", "vrrp": "address", "vrrpv3": "address"}  # group block -> its address line
 
 
-def _apply_fhrp(s: IfState, group: Node, keyword: str) -> None:
+def _apply_fhrp(s: IfState, group: Node, head: str, number: int) -> None:
     """`hsrp N` / `ip A [secondary]`, `vrrp N` / `address A [secondary]`, `vrrpv3 N address-family
     ipv4` / `address A primary|secondary`: the group's virtual gateway addresses (IPv4 only)."""
+    kind: AddressKind = "hsrp" if head == "hsrp" else "vrrp"
     for child in group.children:
         w = child.words
-        ipv4 = len(w) >= 2 and w[0] == keyword and w[1][:1].isdigit() and ":" not in w[1]
-        if ipv4 and w[1] not in s.virtual:
-            s.virtual.append(w[1])
+        ipv4 = len(w) >= 2 and w[0] == _FHRP[head] and w[1][:1].isdigit() and ":" not in w[1]
+        if ipv4 and all(v[0] != w[1] for v in s.virtual):
+            s.virtual.append((w[1], kind, number))
 
 
-def _virtual(s: IfState, ipv4: list[str]) -> list[str]:
-    """Virtual gateway addresses with the length of the interface subnet that holds them (/32 if none,
-    or when written with a length, as is)."""
-    out: list[str] = []
-    nets = [ipaddress.ip_interface(a).network for a in ipv4]
-    for text in s.virtual:
-        try:
-            if "/" in text:
-                value = str(ipaddress.IPv4Interface(text))
-            else:
-                addr = ipaddress.IPv4Address(text)
-                value = f"{addr}/{next((n.prefixlen for n in nets if addr in n), 32)}"
-        except ValueError:
-            continue
-        if value not in out:
-            out.append(value)
+def _addresses(s: IfState, ipv4: list[str]) -> list[IfAddress]:
+    """The SVI's addresses with their kinds. Virtual gateway addresses take the length of the interface
+    subnet that holds them (/32 if none, or as written). Under `fabric forwarding mode
+    anycast-gateway` the SVI's own primary address is the anycast gateway every leaf shares."""
+    out = own_addresses(ipv4, "anycast" if s.anycast else "primary")
+    seen: set[str] = set()
+    for text, kind, group in s.virtual:
+        value = with_length(text, ipv4)
+        if value is not None and value not in seen:
+            seen.add(value)
+            out.append(virtual(value, kind, group))
     return out
 
 
@@ -340,6 +342,7 @@ def to_interface(s: IfState, device: str, defaults: SwitchDefaults) -> Interface
     elif kind not in ("vxlan", "other"):
         mode = "routed"
     ipv4 = ([s.ipv4_primary] if s.ipv4_primary else []) + s.ipv4_secondary
+    addresses = [] if switchport else _addresses(s, ipv4)
     return Interface(
         device=device,
         name=s.name,
@@ -355,9 +358,11 @@ def to_interface(s: IfState, device: str, defaults: SwitchDefaults) -> Interface
         mtu=s.mtu,
         speed_mbps=s.speed_mbps,
         ipv4=[] if switchport else ipv4,
-        ipv4_virtual=[] if switchport else _virtual(s, ipv4),
+        # the anycast SVI's own address stays in ipv4 (where checks have always read it)
+        ipv4_virtual=[a.address for a in addresses if a.virtual and a.kind != "anycast"],
         ipv6=[] if switchport else list(s.ipv6),
         port_channel=s.port_channel,
+        addresses=addresses,
     )
 
 

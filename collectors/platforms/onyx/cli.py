@@ -8,7 +8,8 @@ reference documents them:
 - interface ethernet A/B[-A/C] | port-channel N | vlan N | loopback N | mgmt0 + description, mtu,
   speed (100G...), shutdown, channel-group, switchport mode/access vlan/trunk allowed-vlan, no
   switchport, vrf forwarding, ip address (A/L or A MASK), ipv6 address, dcb priority-flow-control mode
-  on, qos trust L2|L3|both, traffic-class N congestion-control ecn, ipv4 port access-group NAME.
+  on, qos trust L2|L3|both, traffic-class N congestion-control ecn, ipv4 port access-group NAME,
+  magp N ip virtual-router address A (the MLAG pair's shared gateway: ipv4_virtual, kind magp).
 - vlan N [name X]; vrf definition NAME [rd X]; ip route [vrf V] PREFIX HOP|INTERFACE;
   router bgp ASN [vrf V] peer-group G; router bgp ASN [vrf V] neighbor A|G remote-as N|peer-group G|
   description X|shutdown|update-source X|route-map R in|out (a member inherits what it does not set).
@@ -31,6 +32,7 @@ from auditor.facts import FactRecord
 from auditor.facts.network import (
     AclBinding,
     BgpNeighbor,
+    IfAddress,
     Interface,
     MgmtService,
     QosInterface,
@@ -39,6 +41,7 @@ from auditor.facts.network import (
     Vrf,
 )
 from auditor.normalize import NormalizeResult
+from collectors.parsing.addresses import own_addresses, virtual, virtual_list, with_length
 from collectors.parsing.config_tree import Context
 from collectors.parsing.live_common import (
     as_int,
@@ -94,6 +97,7 @@ class _If:
     pfc: bool = False
     trust: str | None = None
     ecn: set[int] = field(default_factory=set)
+    magp: list[tuple[str, int]] = field(default_factory=list)  # `magp N ip virtual-router address A`
 
 
 @dataclass
@@ -183,6 +187,8 @@ def _interface_setting(ctx: Context, st: _State, ifc: _If, rest: str, line: int)
             ctx.problem(line, f"{ifc.name}: cannot read address {' '.join(w[2:])!r}")
         else:
             (ifc.v6 if ":" in value else ifc.v4).append(value)
+    elif w[0] == "magp" and w[2:5] == ["ip", "virtual-router", "address"] and len(w) > 5 and w[1].isdigit():
+        ifc.magp.append((w[5], int(w[1])))
     elif w[:4] == ["dcb", "priority-flow-control", "mode", "on"]:
         ifc.pfc = True
     elif w[:2] == ["qos", "trust"] and len(w) > 2:
@@ -356,10 +362,22 @@ def _interfaces(ctx: Context, st: _State) -> list[Interface]:
                 mtu=i.mtu,
                 speed_mbps=i.speed,
                 ipv4=i.v4,
+                ipv4_virtual=virtual_list(addresses := _addresses(i)),
                 ipv6=i.v6,
                 port_channel=i.channel,
+                addresses=addresses,
             )
         )
+    return out
+
+
+def _addresses(i: _If) -> list[IfAddress]:
+    """Own addresses, then MAGP's shared gateway addresses (the length of the subnet holding them)."""
+    out = own_addresses(i.v4)
+    for text, group in i.magp:
+        value = with_length(text, i.v4)
+        if value is not None and all(a.address != value for a in out):
+            out.append(virtual(value, "magp", group))
     return out
 
 

@@ -9,7 +9,8 @@ SONiC defaults read here (config_db omits them; values from the sonic-yang-model
 - L3 settings live in INTERFACE / PORTCHANNEL_INTERFACE / VLAN_INTERFACE / LOOPBACK_INTERFACE /
   VLAN_SUB_INTERFACE / MGMT_INTERFACE: "NAME" carries vrf_name, "NAME|A/L" one address.
 - A VLAN_INTERFACE with static_anycast_gateway "true" (SONiC's SAG, MAC in SAG|GLOBAL) answers its IPv4
-  addresses as the anycast gateway every leaf shares: they are ipv4_virtual (IPv6 stays in ipv6).
+  addresses as the anycast gateway every leaf shares: they are ipv4_virtual, kind sag in `addresses`
+  (IPv6 stays in ipv6).
 - eth0 is in VRF "mgmt" when MGMT_VRF_CONFIG|vrf_global has mgmtVrfEnabled "true".
 - PORT speed is in Mb/s.
 """
@@ -21,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from auditor.facts.network import Interface, Vlan
+from auditor.facts.network import IfAddress, Interface, Vlan
+from collectors.parsing.addresses import own_addresses
 from collectors.parsing.config_tree import Context
 from collectors.parsing.live_common import as_int, interface_type, ip_interface, vlan_ranges
 from collectors.platforms.sonic.db import Db
@@ -174,6 +176,7 @@ def _build(ctx: Context, p: _Port, vlan_rows: dict[str, dict[str, object]]) -> I
         ipv4_virtual=p.ipv4 if p.anycast else [],
         ipv6=p.ipv6,
         port_channel=p.port_channel,
+        addresses=[IfAddress(address=a, kind="sag") for a in p.ipv4] if p.anycast else own_addresses(p.ipv4),
     )
 
 
