@@ -39,6 +39,29 @@ def _flags_show_no_value_type() -> None:
 
 _flags_show_no_value_type()
 
+
+def _unset_flags_need_no_coercion() -> None:
+    """typer (0.29) coerces every option value through a pydantic TypeAdapter it builds on first use, even
+    the root's unset --help flag (None) when a subcommand runs: that imports pydantic (about 0.1 s) for
+    `auditor checks list`, which needs none. An unset, optional boolean flag has nothing to coerce."""
+    from typer.core import _TyperParameter
+
+    process = _TyperParameter.process_value
+    if getattr(process, "_auditor_unset_flags", False):
+        return
+
+    def process_value(self: _TyperParameter, ctx: Any, value: Any) -> Any:
+        descriptor = getattr(self, "type_descriptor", None)
+        if value is None and not self.required and getattr(descriptor, "annotation", None) is bool:
+            return self.callback(ctx, self, value) if self.callback is not None else value
+        return process(self, ctx, value)
+
+    process_value._auditor_unset_flags = True  # type: ignore[attr-defined]
+    _TyperParameter.process_value = process_value  # type: ignore[method-assign]
+
+
+_unset_flags_need_no_coercion()
+
 app = typer.Typer(
     name="auditor",
     help="Audit and evidence the segmentation of AI cluster networks (OOB, frontend, backend RDMA).",
@@ -274,8 +297,10 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "scheduler": ("scheduler",),
     "spot": ("spot",),
     "verify": ("sealing",),
+    "worker": ("worker",),
 }
-HELPER_MODULES = frozenset({"app", "console", "render", "runref", "runstate"})  # register no command
+# modules of this package that register no command
+HELPER_MODULES = frozenset({"app", "catalogue", "console", "render", "runref", "runstate"})
 
 
 def _command_name(argv: list[str]) -> str | None:

@@ -31,35 +31,21 @@ def checks_list(
     ] = False,
 ) -> None:
     """Every registered check, built-in or plugin, with its tier and severity."""
+    from auditor.cli.catalogue import check_catalogue
     from auditor.cli.controls import controls_json, controls_text
-    from checks.base import check_registry
 
-    metas = [c.meta for _, c in check_registry().items()]
+    metas = check_catalogue()
     if as_json:
         print(
-            json.dumps(
-                [
-                    {
-                        "id": m.id,
-                        "title": m.title,
-                        "tier": m.tier.value,
-                        "severity": m.severity.value,
-                        "needs": sorted(k.value for k in m.needs),
-                        "rationale": m.rationale,
-                        "remediation": m.remediation,
-                        **({"controls": controls_json(m.id)} if controls else {}),
-                    }
-                    for m in metas
-                ]
-            )
+            json.dumps([{**m, **({"controls": controls_json(m["id"])} if controls else {})} for m in metas])
         )
         return
     table = Table(title="Checks")
     for col in ("id", "tier", "severity", "title", *(["controls"] if controls else [])):
         table.add_column(col, overflow="fold")
     for m in metas:
-        extra = [controls_text(m.id)] if controls else []
-        table.add_row(m.id, m.tier.value, m.severity.value, m.title, *extra)
+        extra = [controls_text(m["id"])] if controls else []
+        table.add_row(m["id"], m["tier"], m["severity"], m["title"], *extra)
     out.print(table)
 
 

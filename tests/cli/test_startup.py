@@ -6,6 +6,7 @@ benchmarks/cli_startup.py)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -49,7 +50,9 @@ main()
 """
 
 
-def imported(tmp_path: Path, *args: str) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+def imported(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[set[str], subprocess.CompletedProcess[str]]:
     """The modules a fresh `auditor ARGS` has imported when it exits, and its completed process."""
     dump = tmp_path / "modules.json"
     result = subprocess.run(
@@ -57,6 +60,7 @@ def imported(tmp_path: Path, *args: str) -> tuple[set[str], subprocess.Completed
         capture_output=True,
         text=True,
         cwd=tmp_path,
+        env=env,
         timeout=120,
     )
     return set(json.loads(dump.read_text())), result
@@ -111,6 +115,17 @@ def test_a_command_imports_only_its_modules(tmp_path: Path) -> None:
     assert heavy(modules, no_store) == []
     assert "auditor.cli.reach" in modules
     assert not {"auditor.cli.sealing", "auditor.cli.diff", "auditor.cli.spot"} & modules
+
+
+def test_checks_list_from_a_current_catalogue_imports_no_check(tmp_path: Path) -> None:
+    """Once the catalogue is cached (auditor/cli/catalogue.py), listing it loads no check module, no fact
+    model, no store and no pydantic."""
+    env = {**os.environ, "AUDITOR_CACHE_DIR": str(tmp_path / "cache")}
+    cold, first = imported(tmp_path, "checks", "list", env=env)
+    assert first.returncode == 0 and "checks.base" in cold  # built from the registry the first time
+    modules, result = imported(tmp_path, "checks", "list", env=env)
+    assert result.returncode == 0 and result.stdout == first.stdout
+    assert heavy(modules) == []
 
 
 def test_an_unknown_command_still_gets_every_command_to_name(tmp_path: Path) -> None:
