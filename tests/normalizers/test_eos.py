@@ -211,11 +211,15 @@ def expect_interface(intf: dict[str, Any]) -> dict[str, Any]:
     ipv4 += intf.get("ip_address_secondaries") or []
     virtual = [intf["ip_address_virtual"]] if intf.get("ip_address_virtual") else []
     virtual += intf.get("ip_address_virtual_secondaries") or []
-    kinds = [(a, "primary" if i == 0 else "secondary", None) for i, a in enumerate(ipv4)]
+    kinds: list[tuple[str, str, int | None]] = [
+        (a, "primary" if i == 0 else "secondary", None) for i, a in enumerate(ipv4)
+    ]
     kinds += [(a, "anycast", None) for a in virtual]
     # VARP (`ip virtual-router address A[/L]`) and VRRP (`vrrp N ipv4 A`): without a length, the length
     # of the primary's subnet
-    shared = [(a, "varp", None) for a in intf.get("ip_virtual_router_addresses") or []]
+    shared: list[tuple[str, str, int | None]] = [
+        (a, "varp", None) for a in intf.get("ip_virtual_router_addresses") or []
+    ]
     shared += [
         (v["ipv4"]["address"], "vrrp", int(v["id"]))
         for v in intf.get("vrrp_ids") or []
