@@ -27,9 +27,8 @@ from auditor.enums import Tier
 from auditor.facts import Vrf
 from auditor.store.reader import StoredFact
 from checks.base import CheckContext
+from checks.text import bounded
 from checks.vrf_names import VrfNames
-
-SHOWN = 3  # items named in a finding text; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -165,11 +164,3 @@ def describe(node: VrfNode, flows: Sequence[Flow]) -> list[str]:
         verb = "exported by" if direction == "imports" else "imported by"
         texts.append(f"{direction} route-target {rt}, {verb} {bounded([o.label() for o in others])}")
     return texts
-
-
-def bounded(items: Sequence[str], noun: str = "VRF(s)", shown: int = SHOWN) -> str:
-    """ "3 VRF(s): a, b, c" / "7 VRF(s): a, b, c and 4 more": a finding names a few, never thousands."""
-    unique = sorted(set(items))
-    head = ", ".join(unique[:shown])
-    more = len(unique) - shown
-    return f"{len(unique)} {noun}: {head}" + (f" and {more} more" if more > 0 else "")

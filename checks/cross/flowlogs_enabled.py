@@ -16,6 +16,7 @@ from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import AwsFlowLogConfig, AwsNetworkInterface, AwsSubnet, AwsVpc, FactRecord
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.text import listing
 
 NEEDS = frozenset({FactKind.AWS_VPC, FactKind.AWS_FLOW_LOG_CONFIG})
 EXPECTED = "an ACTIVE flow log recording ALL traffic on the VPC (or on each of its subnets or ENIs)"
@@ -80,7 +81,7 @@ class FlowLogsEnabled(Check):
             facts: list[StoredFact[FactRecord]] = [vpc, *own]
             recorded = _traffic(c.record for c in own)
             if recorded >= BOTH:
-                ids = ", ".join(c.record.flow_log_id for c in own if _records(c.record))
+                ids = listing(c.record.flow_log_id for c in own if _records(c.record))
                 yield self.passed(
                     vpc.record.subject(), EXPECTED, f"VPC flow log(s) {ids}", *facts, target=vpc.target
                 )

@@ -17,6 +17,7 @@ from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import AwsFlowLogConfig, AwsFlowLogDestination, FactRecord
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.text import listing
 
 NEEDS = frozenset({FactKind.AWS_FLOW_LOG_CONFIG, FactKind.AWS_FLOW_LOG_DESTINATION})
 
@@ -81,7 +82,7 @@ class FlowLogsImmutable(Check):
                 users[key].append(c)
         for key, configs in sorted(users.items()):
             dest = destinations.get(key)
-            logs = ", ".join(c.record.flow_log_id for c in configs)
+            logs = listing(c.record.flow_log_id for c in configs)
             if dest is None:
                 first = configs[0].record
                 what = f"{first.account}/{first.region}/{first.destination or first.log_group}"

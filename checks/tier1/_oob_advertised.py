@@ -27,6 +27,7 @@ from auditor.facts import BgpNeighbor, FactRecord, Vrf
 from auditor.store.reader import StoredFact
 from checks.base import CheckContext
 from checks.netutil import address, network
+from checks.text import listing
 from checks.tier1._common import Oob
 
 
@@ -93,7 +94,7 @@ def _advertised(
     if not advertised:
         return
     if not ctx.facts.covered(v.target, FactKind.BGP_NEIGHBOR):
-        leak.unknown = f"advertises {', '.join(advertised)} but its BGP neighbours were not collected"
+        leak.unknown = f"advertises {listing(advertised)} but its BGP neighbours were not collected"
         return
     outsiders = [
         n
@@ -101,11 +102,11 @@ def _advertised(
         if _placed(n.record.peer) and not oob.in_oob(n.record.peer) and not oob.is_jump_host(n.record.peer)
     ]
     if outsiders:
-        who = ", ".join(
+        who = listing(
             f"{n.record.peer}" + (f" (AS {n.record.remote_as})" if n.record.remote_as else "")
             for n in outsiders
         )
-        leak.problems.append(f"advertises {', '.join(advertised)} to non-OOB BGP neighbour(s) {who}")
+        leak.problems.append(f"advertises {listing(advertised)} to non-OOB BGP neighbour(s) {who}")
         leak.facts.extend(outsiders)
 
 

@@ -45,6 +45,7 @@ from auditor.facts import (
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, inside, network
+from checks.text import clauses, listing
 from checks.tier1._acl import HTTPS, PROTECTED, SSH, Admission, Service, address, admissions, outside
 from checks.tier1._common import Oob, addresses, device_targets
 from checks.tier1._oob_sg import guards_oob, sg_unresolved, sg_violations
@@ -172,9 +173,9 @@ class OobAccessJumpHostsOnly(Check):
                 facts += [f for f in (b, *acls.get((target, b.record.acl), [])) if f not in facts]
                 if verdict.status.value != "PASS":
                     problems.append(f"{up.record.name} in {b.record.acl}: {verdict.found}")
-        where = ", ".join(u.record.name for u in uplinks)
+        where = listing(u.record.name for u in uplinks)
         if problems:
-            found = "no outbound ACL; at the ways in from outside OOB space: " + "; ".join(problems)
+            found = "no outbound ACL; at the ways in from outside OOB space: " + clauses(problems)
             return self.failed(subject, expected, found, *facts, target=target)
         found = f"no outbound ACL, but every way in from outside OOB space ({where}) is filtered inbound"
         return self.passed(subject, expected, found, *facts, target=target)

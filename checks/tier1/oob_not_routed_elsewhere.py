@@ -37,6 +37,7 @@ from auditor.facts import (
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, inside, network
+from checks.text import clauses, listing
 from checks.tier1._common import Oob
 from checks.tier1._oob_advertised import oob_leaks
 
@@ -108,7 +109,7 @@ class OobNotRoutedElsewhere(Check):
         for leak in oob_leaks(ctx, oob, names):
             target = leak.vrf.target
             if leak.problems:
-                found = "; ".join(leak.problems)
+                found = clauses(leak.problems)
                 yield self.failed(leak.subject, expected, found, *leak.facts, target=target)
             elif leak.unknown:
                 yield self.not_assessed(leak.subject, f"{leak.subject}: {leak.unknown}", target=target)
@@ -259,7 +260,7 @@ class OobNotRoutedElsewhere(Check):
                 *(attachments[a] for a in outsiders if a in attachments),
             ]
             if bad and outsiders:
-                found = f"{'; '.join(bad)}, reachable from {', '.join(outsiders)}"
+                found = f"{clauses(bad)}, reachable from {listing(outsiders)}"
                 yield self.failed(rec.subject(), expected, found, *facts, target=table.target)
             else:
                 found = (

@@ -28,6 +28,7 @@ from auditor.facts import Device, FactRecord, Interface, LldpNeighbor, Vlan, Vrf
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, overlapping
+from checks.text import listing
 from checks.tier1._common import Oob, addresses
 from checks.tier1._mgmt_ports import MgmtPorts
 from checks.vrf_names import VrfNames
@@ -81,7 +82,7 @@ class OobSwitchDedicated(Check):
             if v.target in names and foreign.vlan(v.record.vlan_id):
                 defined.add((v.target, v.record.vlan_id))
                 on = ports[(v.target, v.record.vlan_id)]
-                where = f" on {', '.join(p.record.name for p in on)}" if on else ""
+                where = f" on {listing(p.record.name for p in on)}" if on else ""
                 offenders[v.target].append((v.record.subject(), f"vlan {v.record.vlan_id}{where}", [v, *on]))
         undefined: dict[tuple[str, str], list[int]] = defaultdict(list)
         intfs: dict[tuple[str, str], StoredFact[Interface]] = {}

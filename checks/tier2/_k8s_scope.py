@@ -15,6 +15,7 @@ from checks.base import Check, CheckContext, Finding
 from checks.k8s.cluster import ClusterModel
 from checks.k8s.ir import Policy
 from checks.lateral.addresses import IPSet
+from checks.text import clauses
 
 NEEDS = frozenset({FactKind.K8S_NAMESPACE, FactKind.K8S_NETWORK_POLICY})
 
@@ -131,5 +132,5 @@ class PolicyOffenses:
     def findings(self, check: Check, expected: str, target: str) -> Iterator[Finding]:
         for key, texts in self._texts.items():
             policy = self._policies[key]
-            found = "; ".join(texts[:12]) + (f"; and {len(texts) - 12} more" if len(texts) > 12 else "")
+            found = clauses(texts, 12)
             yield check.failed(key, expected, found, *facts_of([policy]), target=target)

@@ -29,6 +29,7 @@ from checks.k8s.cluster_dns import ClusterDns, find_cluster_dns
 from checks.k8s.connlist import describe
 from checks.k8s.ir import GENERIC, Action, PeerKind, Policy
 from checks.k8s.questions import NARROW, default_deny, named_ports
+from checks.text import listing
 from checks.tier2._egress import (
     DNS_CONNS,
     DNS_PORTS,
@@ -160,7 +161,7 @@ class DnsApprovedResolvers(Check):
                         out.append(
                             (
                                 policy,
-                                f"{rule.where} opens DNS to {peer.text}: pods of {', '.join(strays)} "
+                                f"{rule.where} opens DNS to {peer.text}: pods of {listing(strays)} "
                                 f"that are not the {dns.text()}",
                             )
                         )

@@ -33,6 +33,7 @@ from checks.lateral.addresses import IPSet
 from checks.netutil import Network, inside, networks_of
 from checks.route_targets import RouteTargetGraph, VrfNode
 from checks.route_targets import describe as describe_flows
+from checks.text import clauses, listing
 from checks.tier2._aws_scope import tags_match
 from checks.tier2._k8s_scope import NEEDS as K8S_NEEDS
 from checks.tier2._k8s_scope import PolicyOffenses, tenant_clusters
@@ -156,7 +157,7 @@ class FrontendNotToBackend(Check):
                 texts = describe_flows(node, flows)
                 texts += _leaks_in(ctx, v)
                 if texts:
-                    text = "; ".join(texts)
+                    text = clauses(texts)
                     bad[v.target].append((v.record.subject(), f"{text}: their routes reach the frontend", v))
         devices = {d.target: d for d in ctx.facts.of(Device)}
         for name in sorted(names):
@@ -255,7 +256,7 @@ def _leaks_in(ctx: CheckContext, vrf: StoredFact[Vrf]) -> list[str]:
             continue
         sources = [n for n in leak_vrfs(leak) if names.tier(vrf.target, n, tier) in (Tier.BACKEND, Tier.OOB)]
         if sources:
-            out.append(f"leak from vrf {', '.join(sorted(sources))}: {leak}")
+            out.append(f"leak from vrf {listing(sorted(sources))}: {leak}")
     return out
 
 

@@ -24,6 +24,7 @@ from auditor.facts import AwsNetworkAcl, NaclEntry
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, network
+from checks.text import clauses, listing
 from checks.tier2._aws_scope import BASE_NEEDS, Internet, internet, path_mtu_discovery, serving_scopes
 
 NEEDS = frozenset({FactKind.AWS_NETWORK_ACL})
@@ -201,13 +202,13 @@ class NaclDefaultDeny(Check):
             for acl, subnets in chosen.values():
                 rec_acl = acl.record
                 bad = offenses(rec_acl, lb_ports, net, returns)
-                where = f" (subnets {', '.join(subnets)})"
+                where = f" (subnets {listing(subnets)})"
                 replies = _returns_used(rec_acl, returns)
                 if replies:
                     where += f"; rule(s) {', '.join(map(str, replies))} admit return traffic only"
                 if bad:
                     yield self.failed(
-                        rec_acl.subject(), expected, "; ".join(bad) + where, acl, target=acl.target
+                        rec_acl.subject(), expected, clauses(bad) + where, acl, target=acl.target
                     )
                 else:
                     found = f"{len(rec_acl.entries)} entries; internet limited as expected{where}"

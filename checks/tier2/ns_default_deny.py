@@ -21,6 +21,7 @@ from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.k8s.ir import DIRECTIONS
 from checks.k8s.questions import DenyVerdict, default_deny, named_ports
+from checks.text import clauses
 from checks.tier2._k8s_scope import NEEDS, facts_of, tenant_clusters
 
 EXPECTED = "every pod denied by default for ingress and for egress (nothing above the deny allows everything)"
@@ -77,6 +78,6 @@ class NamespaceDefaultDeny(Check):
                     yield self.passed(subject, EXPECTED, found, *facts, target=ns.target)
                     continue
                 applying = cluster.selecting(rec.name)
-                found = "; ".join(failures) + f" ({len(applying)} policy(ies) select pods here)"
+                found = clauses(failures) + f" ({len(applying)} policy(ies) select pods here)"
                 others = [f for f in facts_of(applying) if f not in facts]
                 yield self.failed(subject, EXPECTED, found, *facts, *others, target=ns.target)

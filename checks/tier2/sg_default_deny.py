@@ -22,6 +22,7 @@ from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import AwsNetworkInterface, AwsSecurityGroup, SgRule
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.text import clauses
 from checks.tier2._aws_scope import (
     BASE_NEEDS,
     Internet,
@@ -152,7 +153,7 @@ class SgDefaultDeny(Check):
         if accepted is None:
             bad += open_egress
         if bad:
-            return self.failed(rec.subject(), expected, "; ".join(bad), group, target=group.target)
+            return self.failed(rec.subject(), expected, clauses(bad), group, target=group.target)
         egress = (
             f"allow-all egress accepted as declared ({accepted.reason})"
             if accepted is not None

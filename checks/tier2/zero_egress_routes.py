@@ -20,6 +20,7 @@ from auditor.facts import AwsGateway, AwsRoute, AwsRouteTable
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import is_default_route
+from checks.text import clauses, listing
 from checks.tier2._aws_scope import BASE_NEEDS, serving_scopes
 
 NEEDS = frozenset({FactKind.AWS_ROUTE_TABLE})
@@ -77,10 +78,10 @@ class ZeroEgressRoutes(Check):
                     for r in table.record.routes
                     if (text := _offense(r, gateways.get((table.target, r.target_id or "")), ctx)) is not None
                 ]
-                where = f" (subnets {', '.join(subnets)})"
+                where = f" (subnets {listing(subnets)})"
                 if bad:
                     yield self.failed(
-                        table.record.subject(), EXPECTED, "; ".join(bad) + where, table, target=table.target
+                        table.record.subject(), EXPECTED, clauses(bad) + where, table, target=table.target
                     )
                 else:
                     found = f"{len(table.record.routes)} route(s), none to the internet{where}"

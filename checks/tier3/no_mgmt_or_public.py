@@ -17,6 +17,7 @@ from auditor.facts import Acl, FactRecord, Interface, MgmtService, Vrf
 from auditor.store.reader import StoredFact
 from checks.address_space import address_space
 from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.text import listing
 from checks.tier1._common import Oob
 from checks.tier1.mgmt_plane_in_oob_vrf import fenced
 from checks.tier3._common import Backend, addresses, backend_devices, device_targets
@@ -87,5 +88,5 @@ class BackendNoMgmtOrPublic(Check):
                     yield self.failed(subject, expected, found, *facts, target=name)
             else:
                 vrfs = has_backend[name]
-                found = f"none in backend VRF(s) {', '.join(sorted(v.record.name for v in vrfs))}"
+                found = f"none in backend VRF(s) {listing(sorted(v.record.name for v in vrfs))}"
                 yield self.passed(name, expected, found, *vrfs, target=name)

@@ -29,6 +29,7 @@ from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import inside
 from checks.route_targets import RouteTargetGraph, VrfNode, describe, rt_values
+from checks.text import clauses
 from checks.tier3._common import Backend, backend_devices, device_targets, unique
 from checks.tier3._leaks import leak_vrfs
 from checks.tier3.vrf_no_foreign_prefixes import ForeignSpace
@@ -111,7 +112,7 @@ class BackendNoRouteLeak(Check):
                         )
                     )
             if bad:
-                found = "; ".join(text for text, _ in bad if text)
+                found = clauses(text for text, _ in bad if text)
                 yield self.failed(
                     v.record.subject(), expected, found, *unique([v, *(f for _, f in bad)]), target=v.target
                 )

@@ -16,6 +16,7 @@ from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import Interface
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
+from checks.text import listing
 from checks.tier3._common import Backend, DeviceInterfaces, backend_devices, interfaces_by_device, is_leaf
 from checks.tier3._ports import PortClass, Topology, speed_of
 
@@ -74,15 +75,15 @@ class BackendNonBlocking(Check):
         if unknown:
             return self.not_assessed(
                 name,
-                f"{name}: speed unknown for {', '.join(sorted(unknown))}; capacity cannot be summed",
+                f"{name}: speed unknown for {listing(sorted(unknown))}; capacity cannot be summed",
                 target=name,
                 expected=expected,
             )
         up_mbps = sum(s or 0 for _, s in up)
         down_mbps = sum(s or 0 for _, s in down)
         found = (
-            f"uplinks {_gbps(up_mbps)} ({', '.join(sorted(p.record.name for p, _ in up)) or 'none'}), "
-            f"downlinks {_gbps(down_mbps)} ({', '.join(sorted(p.record.name for p, _ in down)) or 'none'})"
+            f"uplinks {_gbps(up_mbps)} ({listing(sorted(p.record.name for p, _ in up), empty='none')}), "
+            f"downlinks {_gbps(down_mbps)} ({listing(sorted(p.record.name for p, _ in down), empty='none')})"
         )
         facts = [p for p, _ in up + down]
         if down_mbps == 0 or (up_mbps > 0 and down_mbps / up_mbps <= ratio + 1e-9):

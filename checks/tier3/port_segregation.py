@@ -37,7 +37,7 @@ from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import Interface, Vlan
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.route_targets import bounded
+from checks.text import bounded, clauses
 from checks.tier3._common import Backend, device_targets, interfaces_by_device
 from checks.tier3._manifest import Manifest
 from checks.vrf_names import VrfNames
@@ -143,7 +143,7 @@ class BackendPortSegregation(Check):
         listing = "; ".join(manifest) or "no ports in the evidence"
         if bad:
             texts = [text for text, _ in bad]
-            found = "; ".join(texts[:10]) + (f"; and {len(texts) - 10} more" if len(texts) > 10 else "")
+            found = clauses(texts)
             return self.failed(
                 name, expected, f"{found}. Manifest: {listing}", *(f for _, f in bad), target=name
             )

@@ -32,7 +32,8 @@ from auditor.enums import FactKind, Severity, Tier
 from auditor.facts import FactRecord, IbPartition, Vrf, VxlanVni
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
-from checks.route_targets import Flow, RouteTargetGraph, VrfNode, bounded
+from checks.route_targets import Flow, RouteTargetGraph, VrfNode
+from checks.text import bounded, clauses, listing
 from checks.tier3._common import Backend, backend_devices, unique
 from checks.tier3._leaks import leak_vrfs
 from checks.tier3._tenant_ports import NEEDS as PORT_NEEDS
@@ -117,7 +118,7 @@ class BackendTenantIsolation(Check):
             for other in sorted(tenants - {name}):
                 shared_vnis = sorted(set(vnis[name]) & set(vnis[other]))
                 if shared_vnis:
-                    problems.append(f"L3 VNI {', '.join(map(str, shared_vnis))} shared with vrf {other}")
+                    problems.append(f"L3 VNI {listing(map(str, shared_vnis))} shared with vrf {other}")
                     evidence += [f for vni in shared_vnis for f in vnis[other][vni]]
             flows = []
             for v in vrfs[name]:
@@ -141,13 +142,13 @@ class BackendTenantIsolation(Check):
             )
             if without:
                 problems.append(f"no L3 VNI on {bounded(without, 'VXLAN switch(es)')}")
-            own_vnis = ", ".join(map(str, sorted(vnis[name]))) or "none"
+            own_vnis = listing(map(str, sorted(vnis[name])), empty="none")
             rts = sorted({rt for v in vrfs[name] for rt in route_targets(v.record)})
-            own_rts = ", ".join(rts[:5]) + (f" and {len(rts) - 5} more" if len(rts) > 5 else "") or "none"
+            own_rts = listing(rts, 5, empty="none")
             summary = f"L3 VNI {own_vnis}; route-targets {own_rts}; on {len(vrfs[name])} device(s)"
             if problems:
                 yield self.failed(
-                    f"vrf {name}", expected, "; ".join(problems) + f" ({summary})", *unique(evidence)
+                    f"vrf {name}", expected, clauses(problems) + f" ({summary})", *unique(evidence)
                 )
             else:
                 yield self.passed(f"vrf {name}", expected, summary, *vrfs[name])
@@ -173,7 +174,7 @@ class BackendTenantIsolation(Check):
                 if full:
                     problems.append(
                         "full members in the default partition: "
-                        + ", ".join(f"{m.guid}={m.membership}" for m in full)
+                        + listing(f"{m.guid}={m.membership}" for m in full)
                         + " (they reach every tenant's hosts)"
                     )
             else:
@@ -183,17 +184,17 @@ class BackendTenantIsolation(Check):
                 wide = [m for m in rec.members if m.guid.upper() in FABRIC_WIDE]
                 if wide:
                     problems.append(
-                        f"the whole fabric is a member: {', '.join(f'{m.guid}={m.membership}' for m in wide)}"
+                        f"the whole fabric is a member: {listing(f'{m.guid}={m.membership}' for m in wide)}"
                     )
                 for m in rec.members:
                     others = [o for o in full_in.get(m.guid.lower(), []) if o.id != p.id]
                     if m.membership in ("full", "both") and others:
-                        names = ", ".join(o.record.name for o in others)
+                        names = listing(o.record.name for o in others)
                         problems.append(f"{m.guid} is also a full member of {names}")
                         related += others
             if problems:
                 yield self.failed(
-                    rec.subject(), expected, "; ".join(problems), *unique(related), target=p.target
+                    rec.subject(), expected, clauses(problems), *unique(related), target=p.target
                 )
             else:
                 found = f"{len(rec.members)} member(s), none crossing tenants"

@@ -10,6 +10,7 @@ from auditor.facts import BgpNeighbor, FactRecord, Route, Vrf
 from auditor.store.reader import StoredFact
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import is_default_route
+from checks.text import clauses
 from checks.vrf_names import VrfNames
 
 NEEDS = frozenset({FactKind.VRF, FactKind.ROUTE, FactKind.BGP_NEIGHBOR})
@@ -100,7 +101,7 @@ class BackendVrfNoDefaultRoute(Check):
         found += [f"BGP network {p}" for p in bad_networks]
         found += [f"default-originate to BGP neighbor {n.record.peer}" for n in originators]
         facts: list[StoredFact[FactRecord]] = [vrf, *bad_routes, *originators]
-        return self.failed(rec.subject(), expected, "; ".join(found), *facts, target=vrf.target)
+        return self.failed(rec.subject(), expected, clauses(found), *facts, target=vrf.target)
 
 
 def _via(route: Route) -> str:

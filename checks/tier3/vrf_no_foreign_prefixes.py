@@ -20,6 +20,7 @@ from auditor.store.reader import StoredFact
 from checks.address_space import AddressSpace, address_space
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.netutil import Network, is_default_route, network, overlapping
+from checks.text import clauses
 from checks.tier3._common import Backend, addresses, backend_devices, device_targets, unique
 
 NEEDS = frozenset({FactKind.VRF, FactKind.ROUTE, FactKind.INTERFACE, FactKind.BGP_NEIGHBOR})
@@ -108,9 +109,7 @@ class BackendVrfNoForeignPrefixes(Check):
             subject = vrf.record.subject() if vrf else f"{key[0]}/vrf {key[1]}"
             if items[key]:
                 texts = [text for text, _ in items[key]]
-                found = "; ".join(texts[:SHOWN])
-                if len(texts) > SHOWN:
-                    found += f"; and {len(texts) - SHOWN} more"
+                found = clauses(texts, SHOWN)
                 facts = unique([*([vrf] if vrf else []), *(f for _, f in items[key])])
                 yield self.failed(subject, expected, found, *facts, target=key[0])
             else:
