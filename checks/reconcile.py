@@ -4,7 +4,8 @@ A live device answers several ways: its running config, NAPALM getters and show 
 yield the same VRF, VLAN, interface or QoS record. Checks must see one record per subject, or a
 partial record (a PFC-only QoS reading whose empty ECN list means "not shown") would be judged as if
 it were the whole truth. The most authoritative source wins; values it lacks (None) are filled from
-the others, and the finding then cites those captures too.
+the others, and the finding then cites those captures too. For the management plane, what the device
+reports running (MgmtService.source "operational") wins over what its configuration implies.
 """
 
 from __future__ import annotations
@@ -32,10 +33,33 @@ def source_rank(capture_format: str) -> int:
     return 3
 
 
+def _operational(f: StoredFact[FactRecord]) -> bool:
+    """A management-plane reading of what the device runs, which beats any inference from config."""
+    return f.kind == FactKind.MGMT_SERVICE and getattr(f.record, "source", None) == "operational"
+
+
+def _superseded(facts: Sequence[StoredFact[FactRecord]]) -> set[tuple[str, str]]:
+    """(target, service) whose operational reading holds in every VRF (MgmtService.all_vrfs)."""
+    return {
+        (f.target, getattr(f.record, "service", ""))
+        for f in facts
+        if _operational(f) and getattr(f.record, "all_vrfs", False)
+    }
+
+
 def reconcile(facts: Sequence[StoredFact[FactRecord]]) -> list[StoredFact[FactRecord]]:
     groups: dict[tuple[FactKind, str, str], list[StoredFact[FactRecord]]] = {}
     order: list[StoredFact[FactRecord] | tuple[FactKind, str, str]] = []
+    everywhere = _superseded(facts)
     for f in facts:
+        if (
+            everywhere
+            and f.kind == FactKind.MGMT_SERVICE
+            and not _operational(f)
+            and (f.target, getattr(f.record, "service", "")) in everywhere
+        ):
+            continue  # the device reported this service's state in every VRF
+
         if f.kind in ADDITIVE_KINDS:
             order.append(f)
             continue
@@ -56,7 +80,8 @@ def reconcile(facts: Sequence[StoredFact[FactRecord]]) -> list[StoredFact[FactRe
 def _merge(group: list[StoredFact[FactRecord]]) -> StoredFact[FactRecord]:
     if len(group) == 1:
         return group[0]
-    ranked = sorted(group, key=lambda f: source_rank(f.capture_format))  # stable: first seen wins ties
+    # stable: first seen wins ties; an operational management-plane reading beats the config
+    ranked = sorted(group, key=lambda f: (not _operational(f), source_rank(f.capture_format)))
     best = ranked[0]
     values = best.record.model_dump()
     donors: list[tuple[int, str]] = []

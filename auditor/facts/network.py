@@ -229,6 +229,13 @@ class MgmtService(FactRecord):
     vrf: str = "default"
     enabled: bool = True
     acl: str | None = None
+    # Where the state comes from: "operational", what the device reports running (`show management
+    # ssh`, `show feature`, `show ip http server status`), or "config", inferred from the configuration
+    # and the OS's documented defaults. Checks prefer the operational reading (checks/reconcile.py).
+    source: Literal["config", "operational"] = "config"
+    # An operational reading that holds in every VRF (NX-OS `show feature`: the feature is off, or on
+    # everywhere): config-inferred records of the same service in other VRFs are superseded by it.
+    all_vrfs: bool = False
 
     def subject(self) -> str:
         return f"{self.device}/{self.service} in vrf {self.vrf}"
