@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 from sqlalchemy import Engine, select
@@ -24,6 +25,8 @@ from sqlalchemy import Engine, select
 from auditor.config.loader import load_config
 from auditor.ops.metrics import scope_metrics
 from auditor.ops.metrics_export import write_textfile
+from auditor.ops.scheduler import Scheduler
+from auditor.ops.scheduler_jobs import load_jobs
 from auditor.pipeline.audit import run_audit
 from auditor.store.engine import open_store
 from auditor.store.models import Finding, Run, Target
@@ -46,12 +49,33 @@ def value(found: dict[str, list[Sample]], name: str, **labels: str) -> float:
 
 
 @pytest.fixture(scope="module")
-def audited(tmp_path_factory: pytest.TempPathFactory) -> tuple[Engine, str, int]:
+def lab_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("metrics-lab")
+
+
+@pytest.fixture(scope="module")
+def audited(lab_dir: Path) -> tuple[Engine, str, int]:
     """The example lab audited once into a store of its own."""
-    config = load_config(lab_config(tmp_path_factory.mktemp("metrics-lab")))
+    config = load_config(lab_config(lab_dir))
     engine = open_store(config.store_url())
     outcome = run_audit(config, engine=engine, render=False)
     return engine, config.scope, outcome.run_id
+
+
+def test_a_restarted_scheduler_serves_the_stored_figures_at_once(
+    audited: tuple[Engine, str, int], lab_dir: Path, tmp_path: Path
+) -> None:
+    """The figures come from the store: a scheduler that starts on a store holding a run serves them
+    before its first trigger."""
+    _, _, run_id = audited
+    config = lab_config(
+        tmp_path, store=f"sqlite:///{lab_dir / 'store.db'}", schedules=[{"cron": "0 2 * * *"}]
+    )
+    sched = Scheduler(load_jobs(config))
+    found = samples(generate_latest(sched.registry).decode())
+    label = sched.jobs[0].label
+    assert value(found, "auditor_last_run_id", scope=label) == run_id
+    assert sched.ended == [] and not sched.running()
 
 
 def test_textfile_agrees_with_the_store(audited: tuple[Engine, str, int], tmp_path: Path) -> None:
