@@ -1,6 +1,6 @@
-"""The evidence pack: one `.tar.gz` an auditor verifies with no store and no network.
+"""The evidence pack: one `.tar.gz` (or `.zip`) an auditor verifies with no store and no network.
 
-It holds the reports (PDF, JSON, OSCAL), every redacted capture as a file with its sequence number, hash
+It holds the reports (PDF, HTML, JSON, OSCAL), every redacted capture as a file with its sequence number, hash
 and predecessor in `captures/index.json`, the run's rows as stored (run, config, targets, problems, facts,
 findings, seal) and `manifest.json`, the SHA-256 of every file. `signature.json` signs the manifest's
 exact bytes with Ed25519 (the same `signing:` key as the run seal); an unsigned pack says UNSIGNED in
@@ -15,6 +15,7 @@ import json
 import re
 import tarfile
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,7 +39,14 @@ PACK_VERSION = "auditor-pack-v1"
 MANIFEST = "manifest.json"
 SIGNATURE = "signature.json"
 README = "README.txt"
-REPORTS = {"pdf": "report/report.pdf", "json": "report/report.json", "oscal": "report/report.oscal.json"}
+REPORTS = {
+    "pdf": "report/report.pdf",
+    "html": "report/report.html",
+    "json": "report/report.json",
+    "oscal": "report/report.oscal.json",
+}
+ARCHIVE_FORMATS = {"tar.gz": ".tar.gz", "zip": ".zip"}  # format -> file extension
+DEFAULT_FORMAT = "tar.gz"
 RUN_FILE = "run/run.json"
 CONFIG_FILE = "run/config.json"
 TARGETS_FILE = "run/targets.json"
@@ -185,18 +193,65 @@ def pack_name(run_id: int, signed: bool) -> str:
     return f"auditor-run-{run_id}-pack" if signed else f"auditor-run-{run_id}-pack-{UNSIGNED}"
 
 
-def write_archive(path: Path, root: str, files: dict[str, bytes], mtime: float) -> Path:
+def archive_format(path: Path) -> str | None:
+    """The archive format a file name asks for (`x.zip`, `x.tar.gz`, `x.tgz`); None for anything else."""
+    name = path.name.lower()
+    if name.endswith(".zip"):
+        return "zip"
+    if name.endswith((".tar.gz", ".tgz")):
+        return "tar.gz"
+    return None
+
+
+def pack_path(output: Path, root: str, fmt: str | None) -> tuple[Path, str]:
+    """Where the pack goes and in which format: `output` names the archive itself when it ends in
+    .zip/.tar.gz/.tgz (and is not a directory), else the directory it is written into."""
+    if fmt is not None and fmt not in ARCHIVE_FORMATS:
+        raise PackError(
+            f"unknown pack format {fmt!r}", hint=f"choose one of {', '.join(sorted(ARCHIVE_FORMATS))}"
+        )
+    named = None if output.is_dir() else archive_format(output)
+    if named is None:
+        chosen = fmt or DEFAULT_FORMAT
+        return output / f"{root}{ARCHIVE_FORMATS[chosen]}", chosen
+    if fmt is not None and fmt != named:
+        raise PackError(
+            f"{output}: the name says {named}, --format says {fmt}",
+            hint=f"name the file {output.name.split('.')[0]}{ARCHIVE_FORMATS[fmt]} or drop --format",
+        )
+    return output, named
+
+
+def _write_tar(tmp: Path, root: str, files: dict[str, bytes], mtime: float) -> None:
     """A plain gzip'd tar (system `tar xzf` opens it): one directory, regular files only, fixed owner."""
+    with tarfile.open(tmp, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        for name in sorted(files):
+            data = files[name]
+            info = tarfile.TarInfo(f"{root}/{name}")
+            info.size, info.mtime, info.mode = len(data), mtime, 0o644
+            info.uname = info.gname = "auditor"
+            tar.addfile(info, io.BytesIO(data))
+
+
+def _write_zip(tmp: Path, root: str, files: dict[str, bytes], mtime: float) -> None:
+    """A deflated zip (system `unzip` opens it): one directory, regular files, mode 0644, one date."""
+    stamp = datetime.fromtimestamp(max(mtime, 315532800), UTC)  # zip dates start in 1980
+    when = (stamp.year, stamp.month, stamp.day, stamp.hour, stamp.minute, stamp.second)
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(f"{root}/{name}", date_time=when)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3  # unix, so the mode below is honoured
+            info.external_attr = 0o100644 << 16  # a regular file, rw-r--r--
+            archive.writestr(info, files[name])
+
+
+def write_archive(path: Path, root: str, files: dict[str, bytes], mtime: float, fmt: str = "tar.gz") -> Path:
+    """Write the pack as `fmt` (tar.gz or zip) to a temp file beside `path`, then rename it there."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        with tarfile.open(tmp, "w:gz", format=tarfile.PAX_FORMAT) as tar:
-            for name in sorted(files):
-                data = files[name]
-                info = tarfile.TarInfo(f"{root}/{name}")
-                info.size, info.mtime, info.mode = len(data), mtime, 0o644
-                info.uname = info.gname = "auditor"
-                tar.addfile(info, io.BytesIO(data))
+        (_write_zip if fmt == "zip" else _write_tar)(tmp, root, files, mtime)
         tmp.replace(path)  # readers never see a half-written pack
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -231,23 +286,25 @@ def build_pack(
     pin: bytes | None = None,
     *,
     packed_at: datetime | None = None,
+    fmt: str | None = None,
 ) -> PackOutcome:
-    """Verify the run, render its reports, and write the (signed) pack into the directory `output`."""
+    """Verify the run, render its reports, and write the (signed) pack: into the directory `output`, or
+    as the file `output` when it is named .zip/.tar.gz; `fmt` (tar.gz, zip) else from the name."""
+    root = pack_name(run_id, signer is not None)
+    path, chosen = pack_path(output, root, fmt)
     verified = seal_check(engine, run_id, pin, signer)
     if pin is None and signer is not None and verified.signed:
         pin = signer.public_raw
     run = RunReader(engine, run_id).run_row()
     files, captures = run_files(engine, run_id)
     files.update(report_files(engine, run_id, pin, verified))
-    root = pack_name(run_id, signer is not None)
-    archive = f"{root}.tar.gz"
-    files[README] = readme(run_id, run.chain_head or "", signer, archive)
+    files[README] = readme(run_id, run.chain_head or "", signer, path.name)
     packed_at = packed_at or datetime.now(UTC)
     manifest = manifest_bytes(files, run, signer, packed_at)
     files[MANIFEST] = manifest
     if signer is not None:
         files[SIGNATURE] = signature_bytes(signer, manifest)
-    path = write_archive(output / archive, root, files, packed_at.timestamp())
+    write_archive(path, root, files, packed_at.timestamp(), chosen)
     return PackOutcome(
         path=path,
         run_id=run_id,

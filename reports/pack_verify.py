@@ -9,7 +9,9 @@ the JSON and OSCAL reports must all come out as packed. No store is opened and n
 from __future__ import annotations
 
 import json
+import stat
 import tarfile
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -76,15 +78,53 @@ def _unwrap(files: dict[tuple[str, ...], bytes]) -> dict[str, bytes]:
     return {"/".join(parts): data for parts, data in files.items()}
 
 
+def _once(parts: tuple[str, ...], files: dict[tuple[str, ...], bytes], pack: Path) -> None:
+    """A member named twice is refused: the copy verified and the copy an unpacker keeps could differ."""
+    if parts in files:
+        raise PackError(f"{pack}: member {'/'.join(parts)!r} appears twice", hint="this is not a pack")
+
+
+def _read_zip(path: Path) -> dict[tuple[str, ...], bytes]:
+    """A .zip pack's regular files; links, devices and more than MAX_PACK_BYTES unpacked are refused."""
+    files: dict[tuple[str, ...], bytes] = {}
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                parts = _member_parts(info.filename, path)
+                if info.is_dir() or not parts:
+                    continue
+                kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no unix type recorded (plain file)
+                if kind and kind != stat.S_IFREG:
+                    raise PackError(
+                        f"{path}: member {info.filename!r} is not a regular file", hint="this is not a pack"
+                    )
+                total += info.file_size  # reading stops at the declared size, so this bounds memory
+                if total > MAX_PACK_BYTES:
+                    raise PackError(f"{path}: more than {MAX_PACK_BYTES >> 30} GiB unpacked")
+                _once(parts, files, path)
+                files[parts] = archive.read(info)
+    except (OSError, EOFError, RuntimeError, zipfile.BadZipFile, ValueError) as exc:
+        raise PackError(f"{path}: the archive is damaged ({exc})", hint="copy the pack again") from None
+    return files
+
+
+def _is_zip(path: Path) -> bool:
+    with path.open("rb") as fh:
+        return fh.read(4) in (b"PK\x03\x04", b"PK\x05\x06")
+
+
 def read_pack(path: Path) -> dict[str, bytes]:
-    """Every file of a pack (the .tar.gz, or the directory `tar xzf` made of it), by its path in the pack."""
+    """Every file of a pack (the .tar.gz or .zip, or the directory it was unpacked into), by its path in
+    the pack."""
     if path.is_dir():
         root = path
         if not (root / MANIFEST).is_file():
             inner = [d for d in root.iterdir() if (d / MANIFEST).is_file()]
             if len(inner) != 1:
                 raise PackError(
-                    f"{path}: no {MANIFEST} here", hint="give the pack .tar.gz or its unpacked directory"
+                    f"{path}: no {MANIFEST} here",
+                    hint="give the pack (.tar.gz or .zip) or its unpacked directory",
                 )
             root = inner[0]
         return {
@@ -92,12 +132,15 @@ def read_pack(path: Path) -> dict[str, bytes]:
             for p in sorted(root.rglob("*"))
             if p.is_file() and not p.is_symlink()
         }
+    if _is_zip(path):
+        return _unwrap(_read_zip(path))
     try:
         tar = tarfile.open(path, "r:*")  # noqa: SIM115 - closed below; open errors are told apart
     except (OSError, tarfile.TarError) as exc:
-        why = "not a tar or .tar.gz file" if isinstance(exc, tarfile.ReadError) else str(exc)
+        why = "not a .tar.gz, tar or .zip file" if isinstance(exc, tarfile.ReadError) else str(exc)
         raise PackError(
-            f"{path}: not a readable pack archive ({why})", hint="give the .tar.gz `auditor pack` wrote"
+            f"{path}: not a readable pack archive ({why})",
+            hint="give the .tar.gz or .zip `auditor pack` wrote",
         ) from None
     files: dict[tuple[str, ...], bytes] = {}
     total = 0
@@ -114,6 +157,7 @@ def read_pack(path: Path) -> dict[str, bytes]:
                 total += member.size
                 if total > MAX_PACK_BYTES:
                     raise PackError(f"{path}: more than {MAX_PACK_BYTES >> 30} GiB unpacked")
+                _once(parts, files, path)
                 fh = tar.extractfile(member)
                 files[parts] = fh.read() if fh is not None else b""
         except (OSError, EOFError, tarfile.TarError) as exc:

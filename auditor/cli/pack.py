@@ -31,7 +31,10 @@ def _signer(config: Path | None, signing_key: Path | None, key_env: str | None) 
 
 @app.command("pack")
 def pack(
-    output: Annotated[Path, typer.Option("--output", "-o", help="directory to write the pack into")],
+    output: Annotated[
+        Path,
+        typer.Option("--output", "-o", help="directory to write the pack into, or its name (.zip, .tar.gz)"),
+    ],
     run: RunOpt = None,
     config: ConfigOpt = None,
     store: StoreOpt = None,
@@ -43,18 +46,31 @@ def pack(
         typer.Option("--signing-key-env", help="sign with the PEM text of this environment variable"),
     ] = None,
     pubkey: PubkeyOpt = None,
+    archive: Annotated[
+        str | None,
+        typer.Option("--format", "-f", help="tar.gz or zip (default: from -o's name, else tar.gz)"),
+    ] = None,
 ) -> None:
     """Write a run's evidence pack: reports, captures, rows and seal, a SHA-256 manifest, signed with the
     run's signing key (`signing:` of -c, or --signing-key). The run must verify first."""
     from auditor.evidence.signing import short
-    from reports.pack import build_pack
+    from reports.pack import ARCHIVE_FORMATS, archive_format, build_pack
 
-    if output.exists() and not output.is_dir():
-        raise UsageError(f"{output} exists and is not a directory", hint="name a directory for the pack")
+    if archive is not None and archive not in ARCHIVE_FORMATS:
+        raise UsageError(
+            f"--format {archive}: not a pack format", hint="give --format tar.gz or --format zip"
+        )
+    named = None if output.is_dir() else archive_format(output)
+    if output.exists() and not output.is_dir() and named is None:
+        raise UsageError(
+            f"{output} exists and is not a directory", hint="name a directory, or a .zip or .tar.gz file"
+        )
+    if archive is not None and named is not None and archive != named:
+        raise UsageError(f"{output}: the name says {named}, --format says {archive}", hint="drop --format")
     signer = _signer(config, signing_key, signing_key_env)
     engine = store_engine(config, store)
     run_id = resolve_run(engine, run)
-    done = build_pack(engine, run_id, output, signer, pin_for(config, pubkey))
+    done = build_pack(engine, run_id, output, signer, pin_for(config, pubkey), fmt=archive)
     out.print(
         f"pack: {done.path}  (run {run_id}, {done.files} files, {done.captures} captures; run seal "
         f"{done.seal})",
@@ -98,7 +114,7 @@ def verify_pack_command(
         pin = pinned_key(None, load_config(config))
     if not path.exists():
         raise UsageError(
-            f"{path}: no such pack", hint="give the .tar.gz `auditor pack` wrote, or its directory"
+            f"{path}: no such pack", hint="give the .tar.gz or .zip `auditor pack` wrote, or its directory"
         )
     result = verify_pack(path, pin)
     name = escape(path.name)

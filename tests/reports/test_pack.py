@@ -11,6 +11,8 @@ import shutil
 import sqlite3
 import subprocess
 import tarfile
+import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ from reports.pack import (
     UNSIGNED,
     PackError,
     build_pack,
+    pack_path,
     signature_bytes,
     to_json,
 )
@@ -113,6 +116,9 @@ def test_system_tar_opens_the_pack_and_it_holds_what_was_promised(pack: Path, tm
         assert sha256_hex((root / name).read_bytes()) == entry["sha256"], name
     assert set(REPORTS.values()) <= on_disk
     assert (root / REPORTS["pdf"]).read_bytes().startswith(b"%PDF")
+    page = (root / REPORTS["html"]).read_text()  # the browser's copy of the report, signed with the rest
+    assert page.startswith("<!DOCTYPE html>") and manifest["chain_head"] in page
+    assert "Signed by the pinned key SHA256:" in page and "--pubkey PUBLIC_KEY.pem" in page
     index = json.loads((root / CAPTURE_INDEX).read_text())
     report = json.loads((root / REPORTS["json"]).read_text())
     assert [c["seq"] for c in index] == list(range(1, report["run"]["capture_count"] + 1))
@@ -339,3 +345,90 @@ def test_a_fact_that_no_longer_re_derives_names_its_capture_and_field(pack: Path
     assert any(m.file == entry["file"] and m.detail.startswith(detail) for m in result.mismatches), [
         str(m) for m in result.mismatches
     ]
+
+
+# -- the same pack as a .zip, and the HTML report ---------------------------------------------------------
+
+
+def test_zip_pack_opens_with_unzip_and_verifies_from_an_empty_directory(
+    lab: Path, pack: Path, tmp_path: Path
+) -> None:
+    made = run_cli("pack", "-c", str(lab / "auditor.yaml"), "--format", "zip", "-o", str(tmp_path / "zips"))
+    assert made.returncode == 0, flat(made)
+    path = tmp_path / "zips" / "auditor-run-1-pack.zip"
+    assert f"verify it with: auditor verify {path.name} --pubkey" in flat(made)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "AUDITOR_STORE"}
+    pub = str(lab / "keys" / "auditor-signing.pub")
+    ok = run_cli("verify", str(path), "--pubkey", pub, cwd=empty, env=env)
+    assert ok.returncode == 0, flat(ok)
+    assert f"pack {path.name} verified" in flat(ok) and "29 of 29 captures re-derived" in flat(ok)
+    assert list(empty.iterdir()) == []  # no store, nothing written
+    subprocess.run(["unzip", "-q", str(path), "-d", str(empty)], check=True)
+    [root] = empty.iterdir()
+    assert root.name == "auditor-run-1-pack" and oct((root / MANIFEST).stat().st_mode & 0o777) == "0o644"
+    assert verify_pack(root, pubkey(lab), rederive_findings=False).mismatches == []  # the unzipped copy
+    zipped, tarred = read_pack(path), read_pack(pack)
+    assert set(zipped) == set(tarred)
+    same = {n for n in zipped if zipped[n] == tarred[n]}
+    # packed_at, the archive's name, and the PDF (its cover shows when it was rendered); the rest is equal
+    assert set(zipped) - same == {MANIFEST, SIGNATURE, README, REPORTS["pdf"]}
+    assert f"auditor verify {path.name}".encode() in zipped[README]
+    # a flipped byte inside the zip names its file, as in the .tar.gz
+    capture = next(n for n in zipped if n.startswith("captures/0"))
+    data = bytearray(zipped[capture])
+    data[len(data) // 2] ^= 0x01
+    flipped = tmp_path / "flipped.zip"
+    with zipfile.ZipFile(flipped, "w") as out:
+        for name, content in sorted({**zipped, capture: bytes(data)}.items()):
+            out.writestr(f"auditor-run-1-pack/{name}", content)
+    assert named(verify_pack(flipped, pubkey(lab))) == {capture}
+
+
+def test_pack_named_zip_or_tar_gz_by_its_output_name(lab: Path, tmp_path: Path) -> None:
+    store = f"sqlite:///{lab / '.auditor' / 'auditor.db'}"
+    made = run_cli("pack", "--store", store, "-o", str(tmp_path / "evidence.zip"))
+    assert made.returncode == 0, flat(made)
+    assert zipfile.is_zipfile(tmp_path / "evidence.zip") and list(tmp_path.iterdir()) == [
+        tmp_path / "evidence.zip"
+    ]
+    listing = subprocess.run(["unzip", "-l", str(tmp_path / "evidence.zip")], capture_output=True, text=True)
+    assert listing.returncode == 0 and f"auditor-run-1-pack-{UNSIGNED}/{REPORTS['html']}" in listing.stdout
+    assert verify_pack(tmp_path / "evidence.zip", rederive_findings=False).mismatches == []
+    clash = run_cli("pack", "--store", store, "-o", str(tmp_path / "x.tar.gz"), "--format", "zip")
+    assert clash.returncode == 2 and "the name says tar.gz, --format says zip" in flat(clash)
+    with pytest.raises(PackError, match="unknown pack format 'rar'"):
+        pack_path(tmp_path, "x", "rar")
+    assert pack_path(tmp_path, "x", None) == (tmp_path / "x.tar.gz", "tar.gz")
+    assert pack_path(tmp_path / "y.tgz", "x", None) == (tmp_path / "y.tgz", "tar.gz")
+
+
+def test_hostile_zip_members_are_refused(tmp_path: Path) -> None:
+    cases = {
+        "escape": [("../escape.txt", 0o100644)],
+        "link": [("pack/manifest.json", 0o120777)],  # a symlink
+        "twice": [("pack/manifest.json", 0o100644), ("pack/manifest.json", 0o100644)],
+    }
+    expected = {"escape": "not a plain relative path", "link": "not a regular file", "twice": "appears twice"}
+    for case, members in cases.items():
+        path = tmp_path / f"{case}.zip"
+        with zipfile.ZipFile(path, "w") as out, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # zipfile warns of the duplicate name it is asked to write
+            for name, mode in members:
+                info = zipfile.ZipInfo(name)
+                info.create_system, info.external_attr = 3, mode << 16
+                out.writestr(info, b"{}")
+        with pytest.raises(PackError, match=expected[case]):
+            read_pack(path)
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"PK\x03\x04 and then nothing a zip needs")
+    with pytest.raises(PackError, match="the archive is damaged"):
+        read_pack(junk)
+
+
+def test_report_format_html_renders_the_lab_run_as_packed(lab: Path, pack: Path, tmp_path: Path) -> None:
+    made = run_cli("report", "-c", str(lab / "auditor.yaml"), "--format", "html", "-o", str(tmp_path))
+    assert made.returncode == 0, flat(made)
+    page = tmp_path / "run-1.html"
+    assert page.read_bytes() == read_pack(pack)[REPORTS["html"]]  # the same bytes: no render time
