@@ -166,6 +166,7 @@ def finish(job: Job) -> Ended:
     if code == SCOPE_BUSY:
         return Ended("skipped_busy", code, None, "skipped: another audit of the scope holds its lock")
     if code in (INTERRUPTED, -15):
-        return Ended("interrupted", code, run_id, "interrupted (the run is sealed as interrupted)")
+        text = "interrupted: a run still in progress is sealed as interrupted (`auditor audit --resume RUN`)"
+        return Ended("interrupted", code, run_id, text)
     why = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
     return Ended("failed", code, run_id, f"audit failed ({why}); the next trigger runs as scheduled")

@@ -197,7 +197,7 @@ def test_sigterm_stops_the_scheduler_cleanly(tmp_path: Path, password: None) -> 
     assert "SIGTERM received: stopping" in err and "scheduler stopped" in err
     (run,) = runs(config)
     assert run.status == "interrupted" and run.sealed_at is not None
-    assert "interrupted (the run is sealed as interrupted)" in err
+    assert "interrupted: a run still in progress is sealed as interrupted" in err
 
 
 def test_sigterm_when_idle_exits_0(tmp_path: Path) -> None:
