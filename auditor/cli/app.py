@@ -208,6 +208,21 @@ def audit(
             "--wait", help="if an audit of the same scope is running, wait for it instead of exiting"
         ),
     ] = False,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor",
+            help="local: threads in this process; celery: one task per target for `auditor worker`s "
+            "(PostgreSQL store)",
+        ),
+    ] = "local",
+    broker: Annotated[
+        str | None,
+        typer.Option("--broker", help="celery: amqp://... or redis://...; default $AUDITOR_BROKER"),
+    ] = None,
+    queue: Annotated[str, typer.Option("--queue", help="celery: the queue the workers consume")] = (
+        "auditor.collect"
+    ),
 ) -> None:
     """Collect evidence, check it, seal the run (signed when a key is given) and write the reports.
 
@@ -238,6 +253,9 @@ def audit(
         pin = cfg.signing.public_key if cfg.signing else None
         updates["signing"] = SigningSettings(key_file=signing_key.resolve(), public_key=pin)
     cfg = cfg.model_copy(update=updates) if updates else cfg
+    from auditor.distributed.executor import executor_for
+
+    collect = executor_for(executor, cfg, broker, queue)
     engine = open_store(cfg.store_url())
 
     def waiting(holder: str) -> None:
@@ -255,6 +273,7 @@ def audit(
                 resume=resume,
                 wait=wait,
                 on_wait=waiting,
+                collect=collect,
             )
     except ScopeBusy as exc:
         console.print(f"[bold red]busy:[/] {exc}", highlight=False, soft_wrap=True)

@@ -77,30 +77,34 @@ def devices(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevSim]:
             os.environ[PASSWORD_ENV] = before
 
 
+def fleet_data(sim: DevSim, store: str, tmp_path: Path) -> dict[str, Any]:
+    """An audit config (as YAML data) of the emulated fleet."""
+    return {
+        "sources": {
+            "devices": [
+                {
+                    "host": "127.0.0.1",
+                    "name": d.name,
+                    "port": d.port,
+                    "platform": "eos",
+                    "ca_file": str(sim.ca_file),
+                    "credentials": {"username": d.username, "password_env": PASSWORD_ENV},
+                }
+                for d in sim.devices.values()
+            ]
+        },
+        "collection": {"connect_timeout": 10, "command_timeout": 30, "retries": 0},
+        "store": store,
+        "reports": ["json"],
+        "output": str(tmp_path / "out"),
+    }
+
+
 def fleet_config(sim: DevSim, store: str, tmp_path: Path) -> Any:
     from auditor.config.models import AuditConfig
 
-    return AuditConfig.model_validate(
-        {
-            "sources": {
-                "devices": [
-                    {
-                        "host": "127.0.0.1",
-                        "name": d.name,
-                        "port": d.port,
-                        "platform": "eos",
-                        "ca_file": str(sim.ca_file),
-                        "credentials": {"username": d.username, "password_env": PASSWORD_ENV},
-                    }
-                    for d in sim.devices.values()
-                ]
-            },
-            "collection": {"connect_timeout": 10, "command_timeout": 30, "retries": 0},
-            "store": store,
-            "reports": ["json"],
-            "output": str(tmp_path / "out"),
-        }
-    ).model_copy(update={"base_dir": tmp_path})
+    data = fleet_data(sim, store, tmp_path)
+    return AuditConfig.model_validate(data).model_copy(update={"base_dir": tmp_path})
 
 
 @dataclass

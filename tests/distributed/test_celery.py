@@ -3,6 +3,7 @@ middle of a target; the run still completes, every capture is stored once, and t
 
 from __future__ import annotations
 
+import json
 import signal
 import threading
 from collections import Counter
@@ -10,15 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from sqlalchemy import Engine, text
 from typer.testing import CliRunner
 
 from auditor.cli.app import app, load_commands
-from auditor.distributed.coordinator import CeleryCollect
 from auditor.pipeline.audit import run_audit
 from auditor.store.engine import open_store
 from tests.devsim.sim import DevSim
-from tests.distributed.conftest import Workers, fleet_config, wait_until
+from tests.distributed.conftest import Workers, fleet_config, fleet_data, wait_until
 
 pytestmark = pytest.mark.postgres
 load_commands()
@@ -65,17 +66,14 @@ def test_worker_killed_mid_target_run_completes_once_and_verifies(
     b = workers.start(url, queue, pg_url, tmp_path)
     reference, per_device = local_run["captures"], local_run["per_device"]
     counted = {name: len(devices.log.for_device(name)) for name in devices.devices}
+    config = tmp_path / "auditor.yaml"
+    config.write_text(yaml.safe_dump(fleet_data(devices, pg_url, tmp_path)))
     engine = open_store(pg_url)
-    cfg = fleet_config(devices, pg_url, tmp_path)
     result: dict[str, Any] = {}
 
-    def audit() -> None:
-        try:
-            result["outcome"] = run_audit(
-                cfg, engine=engine, render=False, collect=CeleryCollect(url, queue, tmp_path)
-            )
-        except BaseException as exc:  # shown by the assertion below
-            result["error"] = exc
+    def audit() -> None:  # the real command line, in a thread: this one watches and kills
+        args = ["audit", "-c", str(config), "--executor", "celery", "--broker", url, "--queue", queue]
+        result["cli"] = runner.invoke(app, [*args, "-q", "--json"])
 
     coordinator = threading.Thread(target=audit, daemon=True)
     coordinator.start()
@@ -92,27 +90,26 @@ def test_worker_killed_mid_target_run_completes_once_and_verifies(
     caught = {n for n in a.started() - a.finished() if asked_again(n) > 0}
     coordinator.join(timeout=120)
     assert not coordinator.is_alive(), "the run did not finish after the worker was killed"
-    assert "error" not in result, result.get("error")
-    outcome = result["outcome"]
+    got = result["cli"]
+    assert got.exit_code in (0, 1), (got.stdout, got.exception)  # 1: some finding failed; sealed all the same
+    outcome = json.loads(got.stdout.strip().splitlines()[-1])
+    run_id = int(outcome["run"])
 
-    assert outcome.seal.status == local_run["status"]
-    captures = stored_captures(engine, outcome.run_id)
+    assert outcome["status"] == local_run["status"].value
+    captures = stored_captures(engine, run_id)
     assert captures == reference  # every target's every capture, each stored once
-    assert outcome.seal.capture_count == sum(reference.values())
+    assert outcome["captures"] == sum(reference.values())
     for name in caught:  # the killed worker's target was fetched again (redelivered), stored once
         assert asked_again(name) > per_device[name], devices.log.for_device(name)
     assert b.finished() >= caught
     with engine.connect() as conn:
         statuses = conn.execute(
-            text("SELECT status, count(*) FROM targets WHERE run_id = :r GROUP BY status"),
-            {"r": outcome.run_id},
+            text("SELECT status, count(*) FROM targets WHERE run_id = :r GROUP BY status"), {"r": run_id}
         ).all()
-        seqs = conn.execute(
-            text("SELECT seq FROM captures WHERE run_id = :r ORDER BY seq"), {"r": outcome.run_id}
-        ).scalars()
-        assert list(seqs) == list(range(1, outcome.seal.capture_count + 1))  # one line, no gap
+        seqs = conn.execute(text("SELECT seq FROM captures WHERE run_id = :r ORDER BY seq"), {"r": run_id})
+        assert list(seqs.scalars()) == list(range(1, outcome["captures"] + 1))  # one line, no gap
     assert dict(statuses) == {"ok": len(devices.devices)}
-    verified = runner.invoke(app, ["verify", "--store", pg_url, "--run", str(outcome.run_id)])
+    verified = runner.invoke(app, ["verify", "--store", pg_url, "--run", str(run_id)])
     assert verified.exit_code == 0, verified.stdout
     engine.dispose()
 
@@ -122,3 +119,11 @@ def test_worker_refuses_a_sqlite_store(tmp_path: Path) -> None:
     assert got.exit_code != 0
     assert "needs a PostgreSQL store" in str(got.exception) and "SQLite file" in str(got.exception)
     assert not (tmp_path / "a.db").exists()  # refused before anything was opened
+
+
+def test_audit_refuses_the_celery_executor_on_a_sqlite_store(tmp_path: Path) -> None:
+    config = tmp_path / "a.yaml"
+    config.write_text(yaml.safe_dump({"store": f"sqlite:///{tmp_path / 'a.db'}"}))
+    got = runner.invoke(app, ["audit", "-c", str(config), "--executor", "celery"])
+    assert got.exit_code != 0 and "the celery executor needs a PostgreSQL store" in str(got.exception)
+    assert not (tmp_path / "a.db").exists()
