@@ -362,11 +362,11 @@ def _install_postgresql(resumable: bool = True, prunable: bool = True) -> None:
             f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
             "FOR EACH STATEMENT EXECUTE FUNCTION auditor_no_truncate()"
         )
-        if prunable:  # once per statement over the deleted rows: a pruned run's facts go in bulk
+        if prunable:  # refused unless the run has a tombstone (auditor runs prune)
             guard = "auditor_runs_delete_guard" if table == "runs" else "auditor_delete_guard"
             op.execute(
-                f"CREATE TRIGGER {table}_no_delete AFTER DELETE ON {table} REFERENCING OLD TABLE AS old_rows "
-                f"FOR EACH STATEMENT EXECUTE FUNCTION {guard}()"
+                f"CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} "
+                f"FOR EACH ROW EXECUTE FUNCTION {guard}()"
             )
         else:
             op.execute(
@@ -391,19 +391,17 @@ def _install_postgresql(resumable: bool = True, prunable: bool = True) -> None:
 
 
 def _retention_functions_postgresql(final: str) -> None:
+    # Per row and BEFORE the delete: the refusal names the rule before any foreign key check speaks.
     for name, column in (("auditor_delete_guard", "run_id"), ("auditor_runs_delete_guard", "id")):
         op.execute(
             f"""
             CREATE FUNCTION {name}() RETURNS trigger AS $$
             BEGIN
-              IF EXISTS (
-                SELECT 1 FROM old_rows o
-                WHERE NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.run_id = o.{column})
-              ) THEN
-                RAISE EXCEPTION 'auditor: % rows are deleted only with their whole run (auditor runs prune)',
+              IF NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.run_id = OLD.{column}) THEN
+                RAISE EXCEPTION 'auditor: % is append-only (DELETE refused; runs are pruned whole)',
                   TG_TABLE_NAME;
               END IF;
-              RETURN NULL;
+              RETURN OLD;
             END $$ LANGUAGE plpgsql
             """
         )

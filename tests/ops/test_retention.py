@@ -135,7 +135,7 @@ def test_a_running_run_is_never_pruned(engine: Engine) -> None:
             ),
             {"r": running.run_id, "p": result.pruning_id, "n": LATER},
         )
-    with pytest.raises(Exception, match=r"never deleted|whole run"), engine.begin() as conn:
+    with pytest.raises(Exception, match=r"never deleted|pruned whole"), engine.begin() as conn:
         conn.execute(delete(Run).where(Run.id == running.run_id))
 
 
