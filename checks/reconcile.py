@@ -38,13 +38,16 @@ def _operational(f: StoredFact[FactRecord]) -> bool:
     return f.kind == FactKind.MGMT_SERVICE and getattr(f.record, "source", None) == "operational"
 
 
-def _superseded(facts: Sequence[StoredFact[FactRecord]]) -> set[tuple[str, str]]:
-    """(target, service) whose operational reading holds in every VRF (MgmtService.all_vrfs)."""
-    return {
-        (f.target, getattr(f.record, "service", ""))
-        for f in facts
-        if _operational(f) and getattr(f.record, "all_vrfs", False)
-    }
+def _superseded(facts: Sequence[StoredFact[FactRecord]]) -> dict[tuple[str, str], set[str]]:
+    """(target, service) whose operational reading holds in every VRF (MgmtService.all_vrfs) -> the
+    VRFs it names (a config record of one of those is merged with it, e.g. for its ACL)."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for f in facts:
+        if _operational(f) and getattr(f.record, "all_vrfs", False):
+            out.setdefault((f.target, getattr(f.record, "service", "")), set()).add(
+                getattr(f.record, "vrf", "")
+            )
+    return out
 
 
 def reconcile(facts: Sequence[StoredFact[FactRecord]]) -> list[StoredFact[FactRecord]]:
@@ -52,14 +55,10 @@ def reconcile(facts: Sequence[StoredFact[FactRecord]]) -> list[StoredFact[FactRe
     order: list[StoredFact[FactRecord] | tuple[FactKind, str, str]] = []
     everywhere = _superseded(facts)
     for f in facts:
-        if (
-            everywhere
-            and f.kind == FactKind.MGMT_SERVICE
-            and not _operational(f)
-            and (f.target, getattr(f.record, "service", "")) in everywhere
-        ):
-            continue  # the device reported this service's state in every VRF
-
+        if everywhere and f.kind == FactKind.MGMT_SERVICE and not _operational(f):
+            vrfs = everywhere.get((f.target, getattr(f.record, "service", "")))
+            if vrfs is not None and getattr(f.record, "vrf", "") not in vrfs:
+                continue  # the device reported this service's state in every VRF
         if f.kind in ADDITIVE_KINDS:
             order.append(f)
             continue
