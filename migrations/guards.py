@@ -15,10 +15,11 @@ What they enforce, in the database itself so that raw SQL meets them too:
   changed;
 - retention (revision 0005, `auditor runs prune`): a run's rows (the run, its targets, evidence and seals)
   may be deleted only once the run has a tombstone, and a tombstone is inserted only for a sealed run in a
-  final status that still exists; tombstones and prunings are insert-only. On PostgreSQL a deferred check
-  refuses to commit a tombstone whose run still exists, so a run is pruned whole or not at all (its rows
-  cannot outlive the run row: their foreign keys). SQLite has no deferred triggers: there the prune's
-  single transaction keeps a run whole, and `auditor verify` reports a tombstone whose run still exists.
+  final status that still exists; tombstones and prunings are insert-only. A run is pruned whole or not at
+  all: on PostgreSQL a deferred check refuses to commit a tombstone whose run still exists (and its rows
+  cannot outlive the run row: their foreign keys); on SQLite, which has no deferred triggers, a run's rows
+  may be deleted only once its run row is gone, which the prune does first with foreign keys deferred to
+  the commit, so a row left behind fails the commit (connections with foreign keys on, as the auditor's).
 
 No upsert form gets around them. On SQLite, `INSERT OR REPLACE`/`REPLACE INTO` delete the conflicting row
 without firing delete triggers (unless recursive_triggers is on), so every guarded table has a BEFORE
@@ -140,8 +141,16 @@ def _resume_sqlite() -> str:
 
 
 def _unpruned_sqlite(prunable: bool, run_id: str = "OLD.run_id") -> str:
-    """The WHEN clause of a delete guard: always refused, or (0005) refused unless the run has a tombstone."""
-    return f"WHEN NOT EXISTS (SELECT 1 FROM tombstones WHERE run_id = {run_id}) " if prunable else ""
+    """The WHEN clause of a delete guard: always refused, or (0005) refused unless the run has a tombstone,
+    and for a run's rows also while the run row is still there. A prune deletes the run row first, with
+    foreign keys deferred to the commit (PRAGMA defer_foreign_keys), then its rows; the commit fails if any
+    row of it is left, so on SQLite too a run goes whole or not at all."""
+    if not prunable:
+        return ""
+    clause = f"WHEN NOT EXISTS (SELECT 1 FROM tombstones WHERE run_id = {run_id}) "
+    if run_id != "OLD.id":
+        clause += f"OR EXISTS (SELECT 1 FROM runs WHERE id = {run_id}) "
+    return clause
 
 
 def _install_sqlite(resumable: bool = True, prunable: bool = True) -> None:

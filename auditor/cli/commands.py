@@ -94,6 +94,10 @@ def runs_list(
     out.print(table)
     for note in notes:
         out.print(note, highlight=False, soft_wrap=True)
+    from auditor.ops.retention import count_tombstones
+
+    if pruned := count_tombstones(engine):  # pruned runs are not listed; their tombstones are
+        out.print(f"{pruned} run(s) pruned; `auditor runs pruned` lists their tombstones", highlight=False)
 
 
 @runs_app.command("show")

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, insert, select
+from sqlalchemy import Connection, Engine, delete, func, insert, select
 
 from auditor.enums import RunStatus
 from auditor.errors import AuditorError
@@ -181,12 +181,23 @@ def prune(
             },
         ).inserted_primary_key[0]  # type: ignore[index]
         conn.execute(insert(Tombstone), [{**s, "pruning_id": pruning_id} for s in stones])
-        for model in _ROWS_OF_RUN:
-            conn.execute(delete(model).where(model.run_id.in_(ids)))
-        conn.execute(delete(Run).where(Run.id.in_(ids)))
+        _delete_runs(conn, ids)
     result.pruning_id = int(pruning_id)
     result.tombstones = stones
     return result
+
+
+def _delete_runs(conn: Connection, ids: list[int]) -> None:
+    """Every row of the runs, in the order the store's guards ask (migrations/guards.py): on PostgreSQL the
+    rows, then the run rows; on SQLite the run rows first, foreign keys checked at the commit, then the
+    rows (a row left behind fails the commit)."""
+    if conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("PRAGMA defer_foreign_keys = ON")  # until this transaction ends
+        conn.execute(delete(Run).where(Run.id.in_(ids)))
+    for model in _ROWS_OF_RUN:
+        conn.execute(delete(model).where(model.run_id.in_(ids)))
+    if conn.dialect.name != "sqlite":
+        conn.execute(delete(Run).where(Run.id.in_(ids)))
 
 
 def _lock_runs(conn: Connection, ids: list[int]) -> dict[int, Any]:
@@ -347,6 +358,11 @@ class TombstoneCheck:
 def tombstone_of(engine: Engine, run_id: int) -> Any | None:
     with engine.connect() as conn:
         return conn.execute(select(Tombstone.__table__).where(Tombstone.run_id == run_id)).first()
+
+
+def count_tombstones(engine: Engine) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(Tombstone)).scalar_one())
 
 
 def list_tombstones(engine: Engine, limit: int = 50) -> list[Any]:

@@ -19,7 +19,7 @@ from auditor.evidence.signing import Signer
 from auditor.evidence.verify import verify_run
 from auditor.facts import Vrf
 from auditor.ops.retention import Policy, RetentionError, prune, verify_tombstone
-from auditor.store.models import Capture, Fact, Finding, Run, Tombstone
+from auditor.store.models import GUARDED_TABLES, RETENTION_TABLES, Capture, Fact, Finding, Run, Tombstone
 from auditor.store.writer import FindingRow, RunWriter
 from tests.e2e.conftest import run_cli
 
@@ -65,8 +65,8 @@ def _drop_guards(engine: Engine) -> None:
     """What a database owner could do before tampering: take the triggers away."""
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
-            conn.execute(text("ALTER TABLE tombstones DISABLE TRIGGER USER"))
-            conn.execute(text("ALTER TABLE prunings DISABLE TRIGGER USER"))
+            for table in (*GUARDED_TABLES, *RETENTION_TABLES):
+                conn.execute(text(f"ALTER TABLE {table} DISABLE TRIGGER USER"))
             return
         for name in (
             conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'")).scalars().all()
@@ -139,9 +139,10 @@ def test_a_running_run_is_never_pruned(engine: Engine) -> None:
         conn.execute(delete(Run).where(Run.id == running.run_id))
 
 
-def test_partial_prune_is_refused_or_reported(engine: Engine) -> None:
-    """PostgreSQL refuses to commit a tombstone whose run is still there; on SQLite (no deferred triggers)
-    such a half-pruned run is what verify reports."""
+def test_partial_prune_is_refused(engine: Engine) -> None:
+    """Rows of a run cannot go while its run row is there (PostgreSQL: the tombstone cannot commit; SQLite:
+    the delete guard), nor the run row without all its rows (the foreign keys, checked at the commit on
+    SQLite); a half-pruned run made by someone who dropped the guards is what verify reports."""
     first, _ = sealed_run(engine), sealed_run(engine)
     done = prune(engine, Policy(keep_days=0, keep_last=1), operator="t", now=LATER)
     assert [d.run_id for d in done.pruned] == [first]
@@ -162,21 +163,25 @@ def test_partial_prune_is_refused_or_reported(engine: Engine) -> None:
         "document": "{}",
         "digest": "d",
     }
-    if engine.dialect.name == "postgresql":
-        with pytest.raises(Exception, match="not pruned whole"):
-            _half_prune(engine, stone, third)
-        assert _rows(engine, Finding, third) == 1
-        return
+    with pytest.raises(Exception, match="pruned whole"):
+        _half_prune(engine, stone, third)
+    with pytest.raises(Exception, match=r"(?i)foreign key"):
+        _half_prune(engine, stone, third, run_row_first=True)
+    assert _rows(engine, Finding, third) == 1 and verify_run(engine, third).ok
+    _drop_guards(engine)
     _half_prune(engine, stone, third)
     check = verify_tombstone(engine, third)
     assert check is not None and any("not pruned whole" in p for p in check.problems)
-    assert not verify_run(engine, third).ok
 
 
-def _half_prune(engine: Engine, stone: dict[str, Any], run_id: int) -> None:
-    """A tombstone, and only the run's findings deleted."""
+def _half_prune(engine: Engine, stone: dict[str, Any], run_id: int, run_row_first: bool = False) -> None:
+    """A tombstone, and of the run's rows only its findings (after its run row, if `run_row_first`)."""
     with engine.begin() as conn:
         conn.execute(insert(Tombstone), stone)
+        if run_row_first:
+            if conn.dialect.name == "sqlite":
+                conn.exec_driver_sql("PRAGMA defer_foreign_keys = ON")
+            conn.execute(delete(Run).where(Run.id == run_id))
         conn.execute(delete(Finding).where(Finding.run_id == run_id))
 
 
@@ -245,13 +250,10 @@ def test_cli_prune_then_verify_the_pruned_run(sqlite_url: str, tmp_path: Path) -
     from auditor.store.engine import open_store
 
     engine = open_store(sqlite_url)
-    first, second = sealed_run(engine), sealed_run(engine)
+    first, _ = sealed_run(engine), sealed_run(engine)
     engine.dispose()
     key, pub = _pem(tmp_path)
     store = ["--store", sqlite_url]
-    dry = run_cli("runs", "prune", *store, "--keep-days", "0", "--dry-run", "--json")
-    assert dry.returncode == 0, dry.stderr
-    assert [d["run_id"] for d in json.loads(dry.stdout)["pruned"]] == [first]
     done = run_cli(
         "runs", "prune", *store, "--keep-days", "0", "--keep-last", "1", "--json", "--signing-key", str(key)
     )
@@ -263,9 +265,10 @@ def test_cli_prune_then_verify_the_pruned_run(sqlite_url: str, tmp_path: Path) -
     verified = run_cli("verify", *store, "--run", str(first), "--pubkey", str(pub))
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert f"run {first} was pruned" in verified.stdout and "signed by the pinned key" in verified.stdout
-    assert run_cli("verify", *store, "--run", str(second), "--pubkey", str(pub)).returncode == 0
     listed = run_cli("runs", "pruned", *store, "--json")
     assert [t["run_id"] for t in json.loads(listed.stdout)] == [first]
+    runs = run_cli("runs", "list", *store)
+    assert "1 run(s) pruned; `auditor runs pruned` lists their tombstones" in runs.stdout, runs.stdout
 
     engine = open_store(sqlite_url)
     _drop_guards(engine)
