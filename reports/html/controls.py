@@ -73,7 +73,7 @@ def controls_section(data: ReportData) -> str:
             "read the framework for its text.</p>"
             + "".join(_framework(fw, catalogue) for fw in data.controls)
         )
-    return f'<section id="controls"><h2>5. Control matrix</h2>{body}</section>'
+    return f'<section id="controls"><h2>13. Control matrix</h2>{body}</section>'
 
 
 def waivers_section(data: ReportData) -> str:
@@ -107,7 +107,7 @@ def waivers_section(data: ReportData) -> str:
             "fail the run, until the waiver expires. An expired waiver no longer applies and the failures it "
             f"matched count again.</p>{table(head, rows, ident='waivers-table')}"
         )
-    return f'<section id="waivers"><h2>6. Waivers</h2>{body}</section>'
+    return f'<section id="waivers"><h2>10. Waivers</h2>{body}</section>'
 
 
 def checks_section(data: ReportData) -> str:

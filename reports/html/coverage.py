@@ -1,28 +1,16 @@
-"""What the run could not see: evidence gaps, targets not assessed (and why), all targets, and what
-redaction took out of the captures (counts only, never a value)."""
+"""What the run could not see: checks and targets not assessed (and why), evidence gaps, every target's
+collection status, and what redaction took out of the captures (counts only, never a value)."""
 
 from __future__ import annotations
 
 from auditor.enums import TargetStatus
 from reports.html.labels import TIER_SHORT
-from reports.html.markup import esc, row, table
+from reports.html.markup import esc, pill, row, table
 from reports.model import ReportData, TargetInfo
+from reports.sections.records import NotAssessedRow
 
 TEXT_LIMIT = 1000
-
-
-def gaps_section(data: ReportData) -> str:
-    if not data.problems:
-        return '<section id="gaps"><h2>3. Evidence gaps</h2><p>No evidence gaps were recorded.</p></section>'
-    rows = [
-        row([esc(p.target), esc(p.location), esc(p.message, limit=TEXT_LIMIT), esc(p.hint, limit=TEXT_LIMIT)])
-        for p in sorted(data.problems, key=lambda p: (p.target or "", p.location, p.message))
-    ]
-    return (
-        '<section id="gaps"><h2>3. Evidence gaps</h2><p>Evidence that could not be collected or read. '
-        "Checks that needed it are NOT ASSESSED.</p>"
-        f"{table(['Target', 'Where', 'What happened', 'What to do'], rows, ident='gaps-table')}</section>"
-    )
+HEAD = ["Target", "Kind", "Platform", "Tier", "Role", "Collection", "Captures", "Reason and notes"]
 
 
 def _reason(t: TargetInfo) -> str:
@@ -40,38 +28,73 @@ def _target_row(t: TargetInfo) -> str:
             esc(t.platform),
             esc(TIER_SHORT[t.tier] if t.tier else None),
             esc(t.role),
-            f'<span class="pill tone-{tone}">{esc(t.status.value.upper())}</span>',
+            pill(tone, t.status.value.upper()),
             f"{t.captures:,}",
             _reason(t),
         ]
     )
 
 
-HEAD = ["Target", "Kind", "Platform", "Tier", "Role", "Collection", "Captures", "Reason and notes"]
+def gaps_section(data: ReportData, not_assessed: list[NotAssessedRow]) -> str:
+    """Section 11: what was not assessed and why, the targets not collected in full, the evidence gaps."""
+    checks = [
+        row([f"<strong>{esc(r.what)}</strong>", esc(r.kind), esc(r.reason, limit=TEXT_LIMIT), f"{r.count:,}"])
+        for r in not_assessed
+    ]
+    parts = [
+        "<p>A check without the evidence it needs is NOT ASSESSED, never PASS. These are the checks and "
+        "targets that could not be assessed, and why.</p>",
+        table(["Check or target", "Kind", "Why", "Findings"], checks, ident="not-assessed-why")
+        if checks
+        else "<p>Every check that applied was assessed.</p>",
+        '<h3 id="not-assessed">Targets not assessed</h3>',
+    ]
+    missed = sorted(
+        (t for t in data.targets if t.status is not TargetStatus.OK), key=lambda t: (t.name, t.kind)
+    )
+    if missed:
+        parts += [
+            "<p>Targets whose evidence was not collected in full: their checks are NOT ASSESSED or "
+            "partial.</p>",
+            table(HEAD, [_target_row(t) for t in missed], ident="not-assessed-table"),
+        ]
+    else:
+        parts.append("<p>Every planned target was collected in full.</p>")
+    parts.append('<h3 id="evidence-gaps">Evidence gaps</h3>')
+    if data.problems:
+        rows = [
+            row(
+                [
+                    esc(p.target),
+                    esc(p.location),
+                    esc(p.message, limit=TEXT_LIMIT),
+                    esc(p.hint, limit=TEXT_LIMIT),
+                ]
+            )
+            for p in sorted(data.problems, key=lambda p: (p.target or "", p.location, p.message))
+        ]
+        parts += [
+            "<p>Evidence that could not be collected or read. Checks that needed it are NOT ASSESSED.</p>",
+            table(["Target", "Where", "What happened", "What to do"], rows, ident="gaps-table"),
+        ]
+    else:
+        parts.append("<p>No evidence gaps were recorded for this run.</p>")
+    return f'<section id="gaps"><h2>11. Not assessed and evidence gaps</h2>{"".join(parts)}</section>'
 
 
 def targets_section(data: ReportData) -> str:
-    """Targets not assessed (not collected in full) first, with the reason; then every target."""
-    missed = [t for t in data.targets if t.status is not TargetStatus.OK]
-    if missed:
-        rows = [_target_row(t) for t in sorted(missed, key=lambda t: (t.name, t.kind))]
-        not_assessed = (
-            "<p>Targets whose evidence was not collected in full: their checks are NOT ASSESSED or "
-            f"partial.</p>{table(HEAD, rows, ident='not-assessed-table')}"
-        )
-    else:
-        not_assessed = "<p>Every planned target was collected in full.</p>"
+    """Section 12: every target and its collection status, and the redaction report."""
     everything = (
-        table(HEAD, [_target_row(t) for t in sorted(data.targets, key=lambda t: (t.name, t.kind))])
+        table(
+            HEAD,
+            [_target_row(t) for t in sorted(data.targets, key=lambda t: (t.name, t.kind))],
+            ident="targets-table",
+        )
         if data.targets
         else "<p>No targets were planned for this run.</p>"
     )
-    return (
-        '<section id="targets"><h2>4. Targets</h2>'
-        f'<h3 id="not-assessed">Targets not assessed</h3>{not_assessed}'
-        f"<details><summary>All {len(data.targets):,} targets and their collection status</summary>"
-        f"{everything}</details>{redactions(data)}</section>"
-    )
+    title = "<h2>12. Targets and collection status</h2>"
+    return f'<section id="targets">{title}{everything}{redactions(data)}</section>'
 
 
 def redactions(data: ReportData) -> str:
@@ -84,6 +107,7 @@ def redactions(data: ReportData) -> str:
         refused = f"; {r.refused:,} capture(s) refused (not stored: could not be redacted safely)"
     return (
         '<h3 id="redactions">Redaction</h3>'
-        f"<p>{r.redactions:,} secret(s) replaced in the stored captures ({esc(rules)}){esc(refused)}. "
+        f"<p>{r.redactions:,} secret(s) replaced in the stored captures ({esc(rules)})"
+        f"{esc(refused, empty='')}. "
         "The report holds counts only, never a redacted value.</p>"
     )

@@ -15,12 +15,14 @@ from reports.html.labels import (
     STATUS_PRIORITY,
     TIER_LABEL,
     TIER_SHORT,
-    finding_order,
 )
 from reports.html.markup import code_spans, esc, slug
 from reports.json_report import SEVERITY_ORDER, TIER_ORDER
 from reports.model import EvidenceRef, FindingInfo, ReportData
+from reports.sections.grouping import finding_anchor, ordered_findings
+from reports.sections.records import FindingGroup
 
+GROUPS_OPEN = 500  # findings above which the grouped view opens by default
 TEXT_LIMIT = 4000  # per expected/found text; the JSON report has the rest
 COLUMNS = ["#", "Status", "Severity", "Tier", "Check", "Subject", "Target", "Message and details"]
 
@@ -54,14 +56,15 @@ def _details(f: FindingInfo) -> str:
 
 
 def finding_row(i: int, f: FindingInfo, catalogue: set[str]) -> str:
+    """Row `i` (1-based) of the complete listing; its id is the anchor the grouped rows link to."""
     status = STATUS_LABEL[f.status] + (" · waived" if f.waived else "")
     check = esc(f.check_id)
     if f.check_id in catalogue:
         check = f'<a href="#check-{esc(slug(f.check_id))}">{check}</a>'
     waived = ' data-waived="1"' if f.waived else ""
     return (
-        f'<tr data-status="{f.status.value}" data-tier="{f.tier.value}" data-severity="{f.severity.value}" '
-        f'data-check="{esc(f.check_id)}"{waived}>'
+        f'<tr id="{finding_anchor(i - 1)}" data-status="{f.status.value}" data-tier="{f.tier.value}" '
+        f'data-severity="{f.severity.value}" data-check="{esc(f.check_id)}"{waived}>'
         f'<td data-v="{i}">{i}</td>'
         f'<td data-v="{STATUS_PRIORITY[f.status]}"><span class="pill tone-{f.status.value}'
         f'{" waived" if f.waived else ""}">{esc(status)}</span></td>'
@@ -109,25 +112,58 @@ def filter_bar(data: ReportData) -> str:
     )
 
 
-def findings_section(data: ReportData) -> str:
+def groups_table(groups: list[FindingGroup], catalogue: set[str], total: int) -> str:
+    """Findings of one check, status and subject pattern as one row, worst first; each links to its first
+    finding in the complete listing below."""
+    rows = []
+    for g in groups:
+        check = esc(g.check_id)
+        if g.check_id in catalogue:
+            check = f'<a href="#check-{esc(slug(g.check_id))}">{check}</a>'
+        waived = f" ({g.waived:,} waived)" if g.waived else ""
+        rows.append(
+            "<tr>"
+            f'<td><span class="pill tone-{g.status.value}">{esc(STATUS_LABEL[g.status])}</span></td>'
+            f"<td>{esc(g.severity.value.upper())}</td><td>{esc(TIER_SHORT[g.tier])}</td>"
+            f'<td class="check">{check}</td><td class="subject">{esc(g.pattern)}</td>'
+            f'<td><a href="#{esc(g.anchor)}">{g.count:,}</a>{esc(waived, empty="")}</td>'
+            f"<td>{esc(g.found, limit=400)}</td></tr>"
+        )
+    head = "".join(
+        f'<th scope="col">{h}</th>'
+        for h in ("Status", "Severity", "Tier", "Check", "Subject (pattern)", "Findings", "Found (first)")
+    )
+    opened = " open" if total > GROUPS_OPEN else ""  # at fleet size the groups are the readable view
+    return (
+        f"<details{opened}><summary><strong>By check and subject: {len(groups):,} groups of "
+        f"{total:,} findings</strong></summary><p>Findings of one check and status on like subjects "
+        "(numbers generalised to *) as one row, worst first; the count links to the first of them below.</p>"
+        f'<div class="scroll"><table class="grid groups" id="groups-table"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div></details>"
+    )
+
+
+def findings_section(data: ReportData, groups: list[FindingGroup]) -> str:
     catalogue = {c.id for c in data.checks}
-    ordered = sorted(data.findings, key=finding_order)
+    ordered = ordered_findings(data)
     head = "".join(
         f'<th scope="col" data-col="{i}"><button type="button" class="sort">{esc(name)}</button></th>'
         for i, name in enumerate(COLUMNS)
     )
     rows = "".join(finding_row(i, f, catalogue) for i, f in enumerate(ordered, start=1))
     intro = (
+        "<h3>Every finding</h3>"
         "<p>Failures first, then errors, not assessed, passes and not applicable; within each by severity, "
-        "tier, check and subject. Click a column header to sort by it (again to reverse), filter with the "
+        "check and subject. Click a column header to sort by it (again to reverse), filter with the "
         "bar above the table, and open a message for what was expected, what was found and the evidence "
         "it rests on: each capture's sequence number in the evidence chain and its SHA-256.</p>"
     )
     if not data.findings:
-        return '<section id="findings"><h2>2. Findings</h2><p>This run produced no findings.</p></section>'
+        return '<section id="findings"><h2>4. Findings</h2><p>This run produced no findings.</p></section>'
     attention = sum(1 for f in data.findings if f.status in (Status.FAIL, Status.ERROR, Status.NOT_ASSESSED))
     return (
-        f'<section id="findings"><h2>2. Findings</h2>{intro}'
+        '<section id="findings"><h2>4. Findings</h2>'
+        f"{groups_table(groups, catalogue, len(data.findings))}{intro}"
         f'<p class="note">{attention:,} of {len(data.findings):,} findings need attention '
         "(FAIL, ERROR or NOT ASSESSED).</p>"
         f"{filter_bar(data)}"

@@ -5,8 +5,8 @@ Kept free of reportlab (the PDF's equivalents live beside its styles) so the HTM
 from __future__ import annotations
 
 from auditor.enums import Severity, Status, Tier
-from reports.json_report import SEVERITY_ORDER, TIER_ORDER, summary_counts
-from reports.model import FindingInfo, ReportData, RequirementStatus
+from reports.json_report import summary_counts
+from reports.model import ReportData, RequirementStatus
 
 STATUS_LABEL: dict[Status, str] = {
     Status.PASS: "PASS",
@@ -48,19 +48,6 @@ RESULT_ORDER = [
 
 def result_label(result: RequirementStatus) -> str:
     return result.value.replace("_", " ")
-
-
-def finding_order(f: FindingInfo) -> tuple[int, int, int, str, str, str, str]:
-    """The table's first order: status, severity, tier, check, subject, target, message."""
-    return (
-        STATUS_PRIORITY[f.status],
-        SEVERITY_ORDER[f.severity],
-        TIER_ORDER[f.tier],
-        f.check_id,
-        f.subject,
-        f.target or "",
-        f.message,
-    )
 
 
 def status_totals(data: ReportData) -> dict[Status, int]:

@@ -97,3 +97,15 @@ def row(cells: list[str], *, cls: str = "") -> str:
     """A <tr> of ready cell markup (each cell already escaped)."""
     attr = f' class="{cls}"' if cls else ""
     return f"<tr{attr}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+
+
+def pill(tone: str | None, text: str) -> str:
+    """A worded status badge (`tone` a status value, WAIVED, or None for 'not evaluated')."""
+    return f'<span class="pill tone-{esc(tone or "none")}">{esc(text)}</span>'
+
+
+def status_pill(status: object, result: str = "") -> str:
+    """The worst status of some checks as a badge, with their worded result beside it."""
+    value = getattr(status, "value", None)
+    label = str(value).replace("_", " ") if value else "NOT EVALUATED"
+    return pill(value, label) + (f" {esc(result)}" if result else "")

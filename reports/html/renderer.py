@@ -11,26 +11,39 @@ import base64
 import hashlib
 from pathlib import Path
 
+from reports.html.artifacts import default_deny_section, ports_section, responsibility_section
 from reports.html.controls import checks_section, controls_section, waivers_section
 from reports.html.cover import cover
 from reports.html.coverage import gaps_section, targets_section
+from reports.html.custody import custody_section
 from reports.html.findings import findings_section
+from reports.html.flows import flows_section, lateral_section
+from reports.html.intent import matrix_section, tiers_section, trend_table
 from reports.html.markup import esc
 from reports.html.script import SCRIPT
 from reports.html.style import STYLE
 from reports.html.summary import summary_section
 from reports.json_report import content_time, iso_utc, output_path, write_atomic
 from reports.model import ReportData
+from reports.sections import sections_of
 
 CONTENTS = [
     ("run", "Run"),
     ("integrity", "Integrity and how to verify"),
-    ("summary", "1. Summary"),
-    ("findings", "2. Findings"),
-    ("gaps", "3. Evidence gaps"),
-    ("targets", "4. Targets (and those not assessed)"),
-    ("controls", "5. Control matrix"),
-    ("waivers", "6. Waivers"),
+    ("summary", "1. Executive summary"),
+    ("tiers", "2. The tiers and what crosses them"),
+    ("matrix", "3. Segmentation matrix"),
+    ("findings", "4. Findings"),
+    ("ports", "5. Switch-port segregation manifest"),
+    ("default-deny", "6. Default-deny declarations"),
+    ("flows", "7. Flow-log analysis"),
+    ("lateral", "8. Lateral-movement analysis"),
+    ("responsibility", "9. Shared responsibility"),
+    ("waivers", "10. Waivers"),
+    ("gaps", "11. Not assessed and evidence gaps"),
+    ("targets", "12. Targets and collection status"),
+    ("controls", "13. Control matrix"),
+    ("custody", "14. Chain of custody"),
     ("checks", "Appendix A. Checks evaluated"),
 ]
 
@@ -55,15 +68,24 @@ def _contents() -> str:
 def render_html(data: ReportData) -> bytes:
     """The report as UTF-8 HTML bytes."""
     run = data.run
+    sections = sections_of(data)
     body = "".join(
         [
             cover(data, _contents()),
-            summary_section(data),
-            findings_section(data),
-            gaps_section(data),
+            summary_section(data, trend_table(sections.overview.trend)),
+            tiers_section(sections.tiers),
+            matrix_section(sections.matrix, sections.notes),
+            findings_section(data, sections.groups),
+            ports_section(sections.ports),
+            default_deny_section(sections.default_deny),
+            flows_section(sections.flows),
+            lateral_section(sections.lateral),
+            responsibility_section(sections.responsibility),
+            waivers_section(data),
+            gaps_section(data, sections.not_assessed),
             targets_section(data),
             controls_section(data),
-            waivers_section(data),
+            custody_section(sections.custody, data.run.capture_count),
             checks_section(data),
         ]
     )

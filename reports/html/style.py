@@ -85,6 +85,23 @@ dl.details dt { font-weight: 600; color: var(--muted); }
 dl.details dd { margin: 0; overflow-wrap: anywhere; }
 dl.details dd.text { white-space: pre-wrap; }
 ul.evidence { margin: 0; padding-left: 16px; }
+svg.tiers { display: block; margin: 8px 0; }
+svg.tiers .zone rect { fill: #eef3fa; stroke: var(--navy); stroke-width: 2; }
+svg.tiers .zone-internet rect { fill: #f6f0e6; stroke: #8a6d3b; }
+svg.tiers .zone.undeclared rect { fill: #fff; stroke-dasharray: 6 4; stroke: var(--muted); }
+svg.tiers .zone-name { font-weight: 700; font-size: 14px; fill: var(--ink); }
+svg.tiers .zone-state { font-size: 12px; fill: var(--muted); }
+svg.tiers .crossing path { fill: none; stroke: var(--FAIL); stroke-width: 2.2; }
+svg.tiers .crossing text { font-size: 12.5px; font-weight: 700; fill: var(--FAIL); paint-order: stroke;
+  stroke: #fff; stroke-width: 4px; }
+svg.tiers .arrowhead { fill: var(--FAIL); }
+div.path { border-left: 4px solid var(--FAIL); padding: 2px 12px; margin: 10px 0; background: #fffafa; }
+div.path h3 { margin: 6px 0 2px; font-size: 15.5px; overflow-wrap: anywhere; }
+ol.hops > li { margin: 4px 0; }
+ul.via { margin: 2px 0; color: var(--muted); font-size: 13.5px; }
+tr.reject td { color: var(--muted); }
+tr.current td { font-weight: 600; }
+.tone-none { background: var(--panel); color: var(--muted); }
 footer { margin-top: 40px; color: var(--muted); font-size: 13px; border-top: 1px solid var(--rule);
   padding-top: 8px; }
 @media print {

@@ -124,12 +124,12 @@ def framework_table(data: ReportData) -> str:
     return table(head, rows, cls="grid counts", ident="summary-frameworks")
 
 
-def summary_section(data: ReportData) -> str:
+def summary_section(data: ReportData, trend: str = "") -> str:
     legend = "".join(
         f'<li><span class="swatch tone-{s.value}"></span>{esc(STATUS_LABEL[s])}</li>' for s in STATUS_ORDER
     )
     return (
-        '<section id="summary"><h2>1. Summary</h2>'
+        '<section id="summary"><h2>1. Executive summary</h2>'
         f'<ul class="legend">{legend}<li><span class="swatch tone-WAIVED"></span>WAIVED</li></ul>'
         "<h3>Status per tier</h3>"
         "<p>Findings of each tier by status. A tier that is not declared in the config makes its checks "
@@ -140,5 +140,6 @@ def summary_section(data: ReportData) -> str:
         "each one. A requirement with missing evidence, or whose check did not run, is NOT ASSESSED.</p>"
         f"{framework_table(data)}"
         "<h3>Findings per severity</h3>"
-        f"{severity_table(data)}</section>"
+        f"{severity_table(data)}"
+        f'<h3 id="trend">Trend over the runs of this scope</h3>{trend}</section>'
     )

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import enum
 import hashlib
 import re
-from datetime import date
+import types
+import typing
+from datetime import date, datetime
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 from auditor.enums import Severity, Status, TargetStatus, Tier
 from reports.base import report_registry
@@ -19,6 +23,7 @@ from reports.html.renderer import HtmlReport, render_html
 from reports.html.script import SCRIPT
 from reports.html.style import STYLE
 from reports.model import FindingInfo, ProblemInfo, ReportData, TargetInfo, Verification
+from reports.sections.records import Sections
 from tests.reports.sample_data import CHAIN_HEAD, RUN_ID, _ref, make_report_data, sha
 
 # Strings an attacker controls through a device config or a cloud tag: each tries to leave its context
@@ -37,7 +42,8 @@ ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "nav", "main", "section", "footer",
     "h1", "h2", "h3", "p", "strong", "em", "code", "span", "div", "a", "br", "ol", "ul", "li", "dl", "dt",
     "dd", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "form", "fieldset", "legend",
-    "label", "input", "select", "option", "button", "output", "svg", "rect", "script",
+    "label", "input", "select", "option", "button", "output", "svg", "rect", "script", "g", "defs", "marker",
+    "path", "text",
 }  # fmt: skip
 
 
@@ -162,7 +168,9 @@ def test_cover_facts_summary_and_findings_match_the_data() -> None:
     assert f"auditor verify auditor-run-{RUN_ID}-pack-UNSIGNED.tar.gz" in text
     assert f"auditor verify --run {RUN_ID} -c auditor.yaml" in text
     assert "FAILURES FOUND" in text
-    rows = re.findall(r'<tr data-status="([A-Z_]+)" data-tier="(\w+)" data-severity="(\w+)"', text)
+    rows = re.findall(
+        r'<tr id="finding-\d+" data-status="([A-Z_]+)" data-tier="(\w+)" data-severity="(\w+)"', text
+    )
     assert len(rows) == len(data.findings)
     order = [s for s, _, _ in rows]
     priority = ["FAIL", "ERROR", "NOT_ASSESSED", "PASS", "NOT_APPLICABLE"]
@@ -205,3 +213,55 @@ def test_an_empty_run_still_renders() -> None:
     text = render_html(data).decode("utf-8")
     assert "This run produced no findings." in text and 'id="findings-table"' not in text
     assert "NO APPLICABLE FINDINGS" in text and sha("facts") in text
+
+
+def _fill(kind: Any, payload: str) -> Any:
+    """A value of type `kind` with `payload` in every string, one element in every list."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin in (typing.Union, types.UnionType):
+        return _fill(next(a for a in args if a is not type(None)), payload)
+    if origin is list:
+        return [_fill(args[0], payload)]
+    if origin is dict:
+        return {_fill(args[0], payload): _fill(args[1], payload)}
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+        hints = typing.get_type_hints(kind)
+        return kind(**{f.name: _fill(hints[f.name], payload) for f in dataclasses.fields(kind)})
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        return next(iter(kind))
+    values: dict[Any, Any] = {str: payload, int: 3, float: 1.5, bool: True, datetime: datetime(2025, 3, 14)}
+    return values[kind]
+
+
+def test_every_section_field_is_escaped() -> None:
+    """Each string of every derived section (port names, descriptions, hop texts, capture sources: all
+    from devices) carries a payload; none survives as markup."""
+    payload = "<script>window.__xss='section'</script>\"'><img src=x onerror=alert(1)>"
+    sections = _fill(Sections, payload)
+    sections = dataclasses.replace(
+        sections,
+        tiers=dataclasses.replace(
+            sections.tiers,
+            crossings=[dataclasses.replace(sections.tiers.crossings[0], source="internet", target="oob")],
+        ),
+    )
+    page = render_html(dataclasses.replace(make_report_data(), sections=sections))
+    text = page.decode("utf-8")
+    parsed = parse(page)
+    assert {tag for tag, _ in parsed.tags} <= ALLOWED_TAGS
+    assert [tag for tag, _ in parsed.tags].count("script") == 1
+    assert all(not name.startswith("on") for _, attrs in parsed.tags for name, _ in attrs)
+    assert payload not in text and "<img" not in text
+    escaped = "&lt;script&gt;window.__xss=&#x27;section&#x27;&lt;/script&gt;"
+    for section in (
+        "tiers",
+        "matrix",
+        "ports",
+        "default-deny",
+        "flows",
+        "lateral",
+        "responsibility",
+        "custody",
+    ):
+        body = text[text.index(f'<section id="{section}">') :]
+        assert escaped in body[: body.index("</section>")], section

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -432,3 +433,26 @@ def test_report_format_html_renders_the_lab_run_as_packed(lab: Path, pack: Path,
     assert made.returncode == 0, flat(made)
     page = tmp_path / "run-1.html"
     assert page.read_bytes() == read_pack(pack)[REPORTS["html"]]  # the same bytes: no render time
+
+
+def test_the_packed_html_report_holds_every_section_of_the_lab(pack: Path) -> None:
+    """The browser's copy has what the PDF has: derived from the lab's facts, every capture's hash."""
+    files = read_pack(pack)
+    page = files[REPORTS["html"]].decode("utf-8")
+    sections = re.findall(r'<section id="([a-z-]+)">', page)
+    assert sections == [
+        "run", "integrity", "summary", "tiers", "matrix", "findings", "ports", "default-deny", "flows",
+        "lateral", "responsibility", "waivers", "gaps", "targets", "controls", "custody", "checks",
+    ]  # fmt: skip
+    report = json.loads(files[REPORTS["json"]])
+    assert page.count('<tr id="finding-') == len(report["findings"]) == 144
+    for capture in json.loads(files[CAPTURE_INDEX]):  # the chain of custody lists every capture
+        assert capture["content_sha256"] in page
+    for text in (
+        "Internet into Tier 3 · Backend RDMA",  # a crossing drawn in the tiers picture
+        "PFC, ECN and trust",  # a segmentation-matrix row
+        "fe-leaf2/vrf FRONTEND -&gt; oob",  # a lateral path, hop by hop below it
+        "8.8.8.8:53",  # DNS to an unapproved resolver, from the flow logs
+        "security groups",  # the default-deny declarations
+    ):
+        assert text in page, text
