@@ -21,7 +21,7 @@ from auditor.enums import TargetStatus
 from auditor.ops.alerts import send_alerts
 from auditor.ops.alerts.events import changes_since_previous
 from auditor.store.engine import open_store
-from tests.e2e.conftest import LAB
+from tests.e2e.conftest import LAB, run_cli
 from tests.ops.alert_receivers import closed_port, udp_listener, wait_for, webhook_receiver
 from tests.ops.alert_runs import HOSTILE, STILL, make_run, two_runs
 
@@ -168,3 +168,26 @@ def test_the_audit_exits_as_before_when_a_sink_is_down(
     assert outcome.exit_code == 1 and outcome.seal.status.value in ("complete", "partial")
     assert "alert sink webhook: gave up after 2 attempts" in caplog.text
     assert datagrams and b"run_summary" in datagrams[0]
+
+
+def test_alerts_show_and_send_from_the_command_line(store: Engine, tmp_path: Path) -> None:
+    runs = two_runs(store)
+    with udp_listener() as (port, datagrams):
+        config = tmp_path / "auditor.yaml"
+        config.write_text(
+            f"store: {store.url.render_as_string(hide_password=False)}\n"
+            f"alerts:\n  retries: 0\n  sinks:\n    - {{type: syslog, host: 127.0.0.1, port: {port}}}\n"
+        )
+        shown = run_cli("alerts", "show", "-c", str(config), "--run", str(runs.b), "--json")
+        assert shown.returncode == 0, shown.stderr
+        assert [e["kind"] for e in json.loads(shown.stdout)["events"]] == [
+            "new_failure",
+            "unauthorised_flow",
+            "target_unreachable",
+        ]
+        text = run_cli("alerts", "show", "-c", str(config), "--run", str(runs.b))
+        assert "[high] new failure: T2-INGRESS-TLS on leaf1" in text.stdout  # not eaten as markup
+        sent = run_cli("alerts", "send", "-c", str(config), "--run", str(runs.b))
+        assert sent.returncode == 0 and "syslog: sent (attempt 1)" in sent.stdout, sent.stdout + sent.stderr
+        wait_for(lambda: len(datagrams) >= 4)
+    assert b"run_summary" in datagrams[0]
