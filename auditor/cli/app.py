@@ -238,6 +238,10 @@ def audit(
     quiet = quiet or is_quiet()
     if quiet:
         set_quiet()
+    if report_format:
+        from auditor.cli.catalogue import refuse_unknown_formats
+
+        refuse_unknown_formats(report_format)
 
     cfg = load_config(config)
     updates: dict[str, object] = {}

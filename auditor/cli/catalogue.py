@@ -117,3 +117,17 @@ def check_catalogue() -> list[dict[str, Any]]:
     if path is not None:
         _write(path, rows)
     return rows
+
+
+def refuse_unknown_formats(formats: list[str], option: str = "--format") -> None:
+    """A report format given on the command line that no installed renderer provides is a usage error
+    naming the installed ones (read from the entry points: nothing is imported)."""
+    from auditor.errors import UsageError
+
+    known = sorted({e.name for e in entry_points(group="auditor.reports")})
+    unknown = [f for f in formats if f not in known]
+    if unknown:
+        raise UsageError(
+            f"{option}: no report format {', '.join(map(repr, unknown))}",
+            hint=f"installed: {', '.join(known) or 'none'}",
+        )

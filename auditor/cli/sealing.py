@@ -164,6 +164,10 @@ def report(
     from auditor.evidence.verify import verify_run
     from reports.render import render_reports
 
+    if report_format:
+        from auditor.cli.catalogue import refuse_unknown_formats
+
+        refuse_unknown_formats(report_format)
     engine = store_engine(config, store)
     run_id = resolve_run(engine, run)
     pin = pin_for(config, pubkey)

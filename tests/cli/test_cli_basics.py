@@ -110,3 +110,21 @@ def test_errors_of_the_command_line_carry_no_config_prefix(tmp_path: Path) -> No
     framework = run_cli("controls", "--framework", "nope", cwd=tmp_path)
     assert framework.returncode == 2
     assert " ".join(framework.stderr.split()).startswith("error: unknown framework 'nope' (one of: ")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", "-f", "json", "-f", "nope"],
+        ["audit", "-c", "auditor.yaml", "-f", "nope"],
+    ],
+)
+def test_an_unknown_report_format_is_a_usage_error_before_anything_runs(
+    tmp_path: Path, args: list[str]
+) -> None:
+    result = run_cli(*args, cwd=tmp_path)
+    assert result.returncode == 2
+    line = " ".join(result.stderr.split())
+    assert line.startswith("error: --format: no report format 'nope' (installed: csv, ")
+    assert "json" in line and "pdf" in line and "plugin" not in line
+    assert list(tmp_path.iterdir()) == []  # no store opened, nothing written
