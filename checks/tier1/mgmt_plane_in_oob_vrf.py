@@ -6,7 +6,8 @@ does for SSH and SNMP by design) passes only when an ACL bound to the service ad
 OOB addresses alone (or from the sources of a declared OOB service that carries that port into OOB
 space, e.g. the SNMP pollers), which is the only way to fence it on that platform; the finding says so.
 A service in any other VRF is a FAIL whatever its ACL, since the platform can move it to the
-management VRF.
+management VRF. What the device reports running wins over what its config implies (checks/reconcile);
+each service named in a finding says which of the two it rests on, and a config-inferred one says so.
 """
 
 from __future__ import annotations
@@ -80,18 +81,20 @@ class MgmtPlaneInOobVrf(Check):
             for s in by_device[name]:
                 rec = s.record
                 if oob.is_mgmt_vrf(rec.vrf, tiers[name], name):
-                    notes.append(f"{rec.service} in {rec.vrf}")
+                    notes.append(f"{rec.service} in {rec.vrf}{basis(rec)}")
                     continue
                 if rec.vrf == "*":
                     fence = fenced(rec, acls.get((name, rec.acl or ""), []), oob)
                     if fence is None:
                         notes.append(
                             f"{rec.service} in every VRF, restricted by ACL {rec.acl} to OOB sources"
+                            + basis(rec)
                         )
                         continue
                     found = f"{rec.service} listens in every VRF; {fence}"
                 else:
                     found = f"{rec.service} listens in vrf {rec.vrf}"
+                found += basis(rec)
                 facts = [s, *acls.get((name, rec.acl or ""), [])]
                 bad.append(self.failed(rec.subject(), expected, found, *facts, target=name))
             if bad:
@@ -101,6 +104,14 @@ class MgmtPlaneInOobVrf(Check):
             evidence += by_device[name]
             found = "; ".join(notes) if notes else "no management service enabled"
             yield self.passed(name, expected, found, *evidence, target=name)
+
+
+def basis(service: MgmtService) -> str:
+    """What the reading rests on: the device's report of what runs, or an inference from its config
+    (offline evidence, or a device that was not asked), which the finding then says it assumed."""
+    if service.source == "operational":
+        return " (operational state)"
+    return " (inferred from running-config; operational state not collected)"
 
 
 def fenced(service: MgmtService, acls: list[StoredFact[Acl]], oob: Oob) -> str | None:

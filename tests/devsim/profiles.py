@@ -54,6 +54,8 @@ def eos(name: str, *, config: Path = AVD_CONFIG, **kw: Any) -> Device:
         "show qos ecn | json": _read("eos", "show_qos_ecn.json"),
         "show interfaces vxlan 1 | json": _read("eos", "show_interfaces_vxlan_1.json"),
         "show vxlan vni | json": _read("eos", "show_vxlan_vni.json"),
+        "show management ssh": _read("eos", "show_management_ssh.txt"),
+        "show management api http-commands": _read("eos", "show_management_api_http-commands.txt"),
     }
     return Device(name, "eos", text=text, json=j, **kw)
 
@@ -84,6 +86,7 @@ def nxos(name: str, *, config: Path = NXOS_CONFIG, **kw: Any) -> Device:
         "show interface priority-flow-control | json": r("show_interface_priority-flow-control.json"),
         "show queuing interface | json": r("show_queuing_interface.json"),
         "show nve vni | json": r("show_nve_vni.json"),
+        "show feature | json": r("show_feature___json.txt"),
     }
     return Device(name, "nxos_ssh", text=text, **kw)
 
@@ -108,6 +111,8 @@ def ios(name: str, **kw: Any) -> Device:
         "show running-config": _rename(r("show_running-config.txt"), name),
         "show ip route vrf *": r("show_ip_route_vrf_star.txt"),
         "show ip access-lists": r("show_ip_access-lists.txt"),
+        "show ip http server status": r("show_ip_http_server_status.txt"),
+        "show ip ssh": r("show_ip_ssh.txt"),
     }
     return Device(name, "ios", text=text, **kw)
 

@@ -106,8 +106,11 @@ def test_eos_capture_set_and_exact_bytes(collected: Collected) -> None:
     assert caps["show running-config"].format == "eos.running-config"
     assert caps["show running-config"].content == dev.text["show running-config"].encode()
     for cmd in commands_for("eos"):
-        assert caps[cmd.command].format == "eos.show-json"
-        assert json.loads(caps[cmd.command].content) == json.loads(dev.text[cmd.command])
+        assert caps[cmd.command].format == cmd.format
+        if cmd.format == "eos.show-json":
+            assert json.loads(caps[cmd.command].content) == json.loads(dev.text[cmd.command])
+        else:  # the management plane's text, byte for byte
+            assert caps[cmd.command].content == dev.text[cmd.command].encode()
     assert set(json.loads(caps["napalm.getters"].content)) == set(NAPALM_GETTERS)
     check_common(caps, dev)
 
@@ -161,7 +164,8 @@ def test_ios_collects_getters_and_textfsm_commands(collected: Collected) -> None
     assert caps["show running-config"].format == "ios.running-config"
     assert caps["show running-config"].content.startswith(b"Building configuration...")
     for cmd in commands_for("ios"):
-        assert caps[cmd.command].format == "ios.show-text"
+        assert caps[cmd.command].format == cmd.format
+        assert cmd.format in ("ios.show-text", "ios.show-mgmt")
     check_common(caps, dev)
 
 

@@ -31,10 +31,15 @@ PLATFORM = Platform(
             absent=(re.compile(r"^%? ?Interface does not exist", re.M),),
         ),
         Command("show vxlan vni | json", "eos.show-json", "VXLAN/EVPN VNIs"),
+        # the management plane as it runs (preferred to what the running config implies): text, since
+        # the JSON form of `show management api http-commands` names no VRF
+        Command("show management ssh", "eos.show-mgmt", "SSH server state per VRF"),
+        Command("show management api http-commands", "eos.show-mgmt", "eAPI state and its VRFs"),
     ),
     normalizers={
         "eos.running-config": "collectors.platforms.eos.running_config:normalize_running_config",
         "eos.show-json": "collectors.platforms.eos.show:normalize_show_json",
+        "eos.show-mgmt": "collectors.platforms.eos.mgmt_state:normalize_mgmt_state",
     },
     offline_format="eos.running-config",
     detect=detect,

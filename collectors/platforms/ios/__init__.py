@@ -31,10 +31,14 @@ PLATFORM = Platform(
             kinds=("lldp_neighbor",),
             absent=(re.compile(r"^% LLDP is not enabled", re.M),),  # `lldp run` not configured
         ),
+        # the management plane as it runs (preferred to what the running config implies)
+        Command("show ip http server status", "ios.show-text", "HTTP/HTTPS server state (TextFSM)"),
+        Command("show ip ssh", "ios.show-mgmt", "SSH server state"),
     ),
     normalizers={
         "ios.running-config": "collectors.platforms.ios.running_config:normalize_running_config",
         "ios.show-text": "collectors.platforms.ios.show:normalize_show_text",
+        "ios.show-mgmt": "collectors.platforms.ios.mgmt_state:normalize_mgmt_state",
     },
     offline_format="ios.running-config",
     detect=detect,

@@ -24,6 +24,7 @@ from auditor.normalize import NormalizeResult
 from collectors.parsing.config_tree import Context
 from collectors.parsing.live_common import as_int, decode_text, ip_network
 from collectors.parsing.show_common import CommandReader, command_key, dispatch
+from collectors.platforms.ios.mgmt_state import read_http_status
 from collectors.platforms.ios.templates import TEMPLATES
 
 Records = list[dict[str, Any]]
@@ -185,6 +186,7 @@ READERS = (
     CommandReader(r"show lldp neighbors( detail)?", read_lldp, frozenset({K.LLDP_NEIGHBOR})),
     CommandReader(r"show vlan( brief)?", read_vlans, frozenset({K.VLAN})),
     CommandReader(r"show interfaces? switchport", None),
+    CommandReader(r"show ip http server status", read_http_status, frozenset({K.MGMT_SERVICE})),
 )
 
 

@@ -27,6 +27,8 @@ PLATFORM = Platform(
         ),
         Command("show interface priority-flow-control | json", "nxos.show-json", "PFC per interface"),
         Command("show queuing interface | json", "nxos.show-json", "QoS queuing / ECN per interface"),
+        # the management plane as it runs: which of ssh, telnet and nxapi are running (every VRF)
+        Command("show feature | json", "nxos.show-json", "features running (ssh, telnet, nxapi)"),
         Command(
             "show nve vni | json",
             "nxos.show-json",

@@ -14,6 +14,7 @@ from collectors.parsing.config_tree import Context
 from collectors.parsing.live_common import load_json
 from collectors.parsing.show_common import CommandReader, dispatch
 from collectors.platforms.nxos import show_readers as r
+from collectors.platforms.nxos.mgmt_state import read_features
 
 K = FactKind
 READERS = (
@@ -27,6 +28,7 @@ READERS = (
     CommandReader(r"show access-lists( \S+)?", r.read_acls, frozenset({K.ACL})),
     CommandReader(r"show nve vni( .*)?", r.read_nve_vni, frozenset({K.VXLAN_VNI})),
     CommandReader(r"show interface priority-flow-control", r.read_pfc, frozenset({K.QOS_INTERFACE})),
+    CommandReader(r"show feature", read_features, frozenset({K.MGMT_SERVICE})),
 )
 
 
