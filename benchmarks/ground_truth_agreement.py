@@ -24,6 +24,7 @@ from collectors.normalizers.napalm import normalize_getter, normalize_getters
 from collectors.parsing.napalm_names import canonical_getters, namer_for
 from collectors.platforms.ios.show import normalize_show_text
 from collectors.platforms.nxos.show import normalize_show_json
+from collectors.platforms.sonic.config_db import normalize_config_db
 from tests.normalizers import ground_truth as gt
 from tests.normalizers import test_eos
 from tests.normalizers.test_napalm import _interface_vrfs
@@ -153,6 +154,26 @@ def ntc(tallies: dict[tuple[str, str], Tally], fixtures: Path) -> None:
             tally.add(f"nxos {yml.stem}", gt.nxos_ntc_fields(cdir, result.facts, rows))
 
 
+def sonic(tallies: dict[tuple[str, str], Tally], fixtures: Path) -> None:
+    """No public SONiC or NVUE parse expectations exist (see ../shared/fixtures/INDEX.md); the SONiC
+    config_db samples are compared with their own tables instead (gt.sonic_table_fields)."""
+    tally = tallies.setdefault(("sonic", "config_db-tables"), Tally())
+    files = sorted((fixtures / "sonic-buildimage").rglob("sample_config_db.json"))
+    files += sorted((fixtures / "sonic-utilities").rglob("config_db*.json"))
+    files += sorted((fixtures / "sonic-utilities" / "tests" / "db_migrator_input").rglob("*.json"))
+    files += sorted((fixtures / "sonic-buildimage").rglob("l3_intfs.json"))
+    files += sorted((fixtures / "sonic-buildimage").rglob("l2switch.json"))
+    files += sorted((fixtures / "batfish" / "sonic-grammar-test-snapshots").rglob("config_db.json"))
+    for path in files:
+        doc = json.loads(path.read_text())
+        content = json.dumps(doc.get("SAMPLE_CONFIG_DB_JSON", doc)).encode()
+        capture = _capture("sonic.config-db", "sonic", "show runningconfiguration all", content)
+        result = normalize_config_db(capture)
+        origin = str(path.relative_to(fixtures))
+        tally.problems += [f"{origin}: {p.message}" for p in result.problems]
+        tally.add(origin, gt.sonic_table_fields(doc, result.facts))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fixtures", type=Path, default=SHARED)
@@ -163,6 +184,7 @@ def main() -> None:
     napalm(tallies, args.fixtures, canonical=True)
     napalm(tallies, args.fixtures, canonical=False)
     ntc(tallies, args.fixtures)
+    sonic(tallies, args.fixtures)
     print(f"{'platform':<8} {'source':<14} {'compared':>8} {'agree':>8} {'%':>8}")
     for (platform, source), t in sorted(tallies.items()):
         pct = 100 * t.agreed / t.compared if t.compared else float("nan")

@@ -497,3 +497,67 @@ def nve_row(r: dict[str, Any]) -> dict[str, Any]:
         "vni-state": r["state"],
         "mode": r["mode"],
     }
+
+
+# --- SONiC: no public parse expectations exist (sonic-buildimage and sonic-utilities keep theirs in
+# Python tests; NVUE has no public samples at all). What is compared instead: the facts against the
+# config_db document's own tables, read here directly and independently of the normalizer. ---------
+
+SONIC_L3_TABLES = (
+    "INTERFACE",
+    "VLAN_INTERFACE",
+    "PORTCHANNEL_INTERFACE",
+    "LOOPBACK_INTERFACE",
+    "VLAN_SUB_INTERFACE",
+    "MGMT_INTERFACE",
+)
+
+
+def sonic_tables(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The tables of a config_db document, nested ({"VLAN": {"Vlan10": {...}}}) or flat as redis-dump
+    writes it ({"VLAN|Vlan10": {...}} or {"VLAN|Vlan10": {"type": "hash", "value": {...}}})."""
+    doc = doc.get("SAMPLE_CONFIG_DB_JSON", doc)
+    tables: dict[str, dict[str, Any]] = {}
+    for key, value in doc.items():
+        if "|" in key:
+            table, _, rest = key.partition("|")
+            row = value.get("value", value) if isinstance(value, dict) else {}
+            tables.setdefault(table, {})[rest] = row
+        elif isinstance(value, dict):
+            tables.setdefault(key, {}).update(value)
+    return tables
+
+
+def sonic_table_fields(doc: dict[str, Any], facts: list[Any]) -> Iterator[Field]:
+    """Interface addresses, VRFs, VLAN ids, port MTUs and LAG membership, as the tables state them."""
+    tables = sonic_tables(doc)
+    interfaces = {f.name: f for f in facts if isinstance(f, Interface)}
+    want_v4: dict[str, set[str]] = {}
+    want_v6: dict[str, set[str]] = {}
+    for table in SONIC_L3_TABLES:
+        for key in tables.get(table, {}):
+            name, _, addr = key.partition("|")
+            if not addr:
+                continue
+            parsed = ipaddress.ip_interface(addr)
+            (want_v4 if parsed.version == 4 else want_v6).setdefault(name, set()).add(str(parsed))
+    for name in sorted(set(want_v4) | set(want_v6)):
+        got = interfaces.get(name)
+        v4 = set(got.ipv4) | set(got.ipv4_virtual) if got else "<missing>"
+        yield (f"interface {name} ipv4", v4, want_v4.get(name, set()))
+        yield (f"interface {name} ipv6", set(got.ipv6) if got else "<missing>", want_v6.get(name, set()))
+    vrfs = {f.name for f in facts if isinstance(f, Vrf)}
+    for name in sorted(tables.get("VRF", {})):
+        yield (f"vrf {name}", name in vrfs, True)
+    vlans = {f.vlan_id for f in facts if isinstance(f, Vlan)}
+    for name, row in sorted(tables.get("VLAN", {}).items()):
+        vid = int(row.get("vlanid") or name.removeprefix("Vlan"))
+        yield (f"vlan {vid}", vid in vlans, True)
+    for name, row in sorted(tables.get("PORT", {}).items()):
+        if row.get("mtu"):
+            got = interfaces.get(name)
+            yield (f"port {name} mtu", got.mtu if got else "<missing>", int(row["mtu"]))
+    for key in sorted(tables.get("PORTCHANNEL_MEMBER", {})):
+        lag, _, member = key.partition("|")
+        got = interfaces.get(member)
+        yield (f"port {member} port_channel", got.port_channel if got else "<missing>", lag)
