@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy.exc import OperationalError
 
 from auditor.config.models import AuditConfig
 from auditor.enums import RunStatus, TargetStatus
@@ -89,7 +90,20 @@ def collect_one(ctx: WorkerContext, ref: TaskRef) -> str:
     writer = RunWriter(ctx.engine, ref.run_id, str(run.genesis))
     writer.shared = True
     appender = _Appender(writer, ref)
-    spec = ctx.spec(ref, dict(run.config or {}))
+    try:
+        return _collect(ctx, ref, dict(run.config or {}), appender)
+    except OperationalError:
+        raise  # the store is unreachable: the task is tried again (see app.py)
+    except Exception as exc:  # contained per target, as in the local executor
+        if not _running(ctx.engine, ref.run_id):  # sealed meanwhile: the store refused the rows
+            return f"skipped: run {ref.run_id} stopped while {ref.name} was collected"
+        log.exception("worker failed on %s", ref.name)
+        appender.flush([Item(ref.name, done=True, failure=f"worker error: {type(exc).__name__}: {exc}")])
+        return f"failed: {ref.name}: {type(exc).__name__}: {exc}"
+
+
+def _collect(ctx: WorkerContext, ref: TaskRef, config: dict[str, Any], appender: _Appender) -> str:
+    spec = ctx.spec(ref, config)
     if spec is None:
         why = (
             f"collector error: the run's config, planned on this worker, has no {ref.kind} {ref.name!r} "
@@ -108,6 +122,12 @@ def collect_one(ctx: WorkerContext, ref: TaskRef) -> str:
                 return f"skipped: {ref.name} was finished by another worker meanwhile"
             batch, size = [], 0
     return f"collected {ref.name}: {appender.stored} captures stored, {appender.skipped} already held"
+
+
+def _running(engine: Engine, run_id: int) -> bool:
+    with engine.connect() as conn:
+        row = conn.execute(select(Run.status, Run.sealed_at).where(Run.id == run_id)).first()
+    return row is not None and row.status == RunStatus.RUNNING.value and row.sealed_at is None
 
 
 class _Appender:
