@@ -76,9 +76,29 @@ StoreOpt = Annotated[
     typer.Option("--store", help="store URL; default: the config's, $AUDITOR_STORE, or ./auditor.db"),
 ]
 SCOPE_BUSY_EXIT = 75  # EX_TEMPFAIL: another audit of the scope holds it; try again later (or --wait)
+
+
+def _run_reference(value: str | None) -> str | None:
+    """--run is checked when parsed (before any store is opened): an id, latest or latest~N."""
+    if value is not None:
+        from auditor.cli.runref import parse_run_ref
+
+        try:
+            parse_run_ref(value)
+        except AuditorError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    return value
+
+
 RunOpt = Annotated[
     str | None,
-    typer.Option("--run", "-r", metavar="RUN", help="run id, latest or latest~N (default: the latest run)"),
+    typer.Option(
+        "--run",
+        "-r",
+        metavar="RUN",
+        callback=_run_reference,
+        help="run id, latest or latest~N (default: the latest run)",
+    ),
 ]
 
 

@@ -208,28 +208,29 @@ def full_text_report(paths: Iterable[object]) -> str | None:
 
 
 def print_outcome(engine: Engine, outcome: AuditOutcome) -> None:
-    """The findings (a summary when many), the run's status line, waivers, chain head, gaps and report
-    paths; with --quiet the status line alone."""
+    """The findings (a summary when many), the run's status line, waivers, chain head, evidence gaps and
+    report paths; with --quiet only the status line, expired waivers and the evidence gaps (the run's
+    errors)."""
     from auditor.cli.console import is_quiet
     from auditor.store.reader import RunReader
 
+    quiet = is_quiet()
     counts = Counter(outcome.statuses)
     summary = ", ".join(f"[{STYLE[s]}]{counts.get(s, 0)} {s.value}[/]" for s in Status)
-    status_line = f"run {outcome.run_id} [bold]{outcome.seal.status.value}[/]: {summary}"
-    if is_quiet():
-        out.print(status_line, soft_wrap=True)
-        return
     reader = RunReader(engine, outcome.run_id)
     where = full_text_report(outcome.reports)
-    print_findings(reader.findings(), where=where)
-    out.print(status_line, soft_wrap=True)
-    print_waiver_notes(outcome.waivers)
-    # soft wrap: on a terminal too, the chain head stays one line to copy (the terminal folds it on screen)
-    out.print(
-        f"chain head {outcome.seal.chain_head}  ({outcome.seal.capture_count} captures, "
-        f"{outcome.seal.fact_count} facts)",
-        soft_wrap=True,
-    )
+    if not quiet:
+        print_findings(reader.findings(), where=where)
+    out.print(f"run {outcome.run_id} [bold]{outcome.seal.status.value}[/]: {summary}", soft_wrap=True)
+    expired = [n for n in outcome.waivers if n.state is WaiverState.EXPIRED]
+    print_waiver_notes(expired if quiet else outcome.waivers)  # an expired waiver is never silenced
+    if not quiet:
+        # soft wrap: on a terminal too, the chain head stays one line to copy (the terminal folds it)
+        out.print(
+            f"chain head {outcome.seal.chain_head}  ({outcome.seal.capture_count} captures, "
+            f"{outcome.seal.fact_count} facts)",
+            soft_wrap=True,
+        )
     problems = reader.problems()
     if problems:
         out.print(f"[yellow]{len(problems)} evidence gap(s)[/]:")
@@ -241,7 +242,7 @@ def print_outcome(engine: Engine, outcome: AuditOutcome) -> None:
             )
         if len(problems) > 20:
             out.print(f"  ... and {len(problems) - 20} more (see {escape(where or 'the report')})")
-    for path in outcome.reports:
+    for path in [] if quiet else outcome.reports:
         out.print(f"report: {escape(str(path))}", highlight=False, soft_wrap=True)
 
 
