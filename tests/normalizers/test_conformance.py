@@ -6,7 +6,9 @@ adding its replies to tests/fixtures/platforms/replies.yaml and a sample to test
 - an error reply is a gap naming the command: no facts, nothing covered (the checks needing it say
   NOT_ASSESSED), a Problem;
 - a "not configured" reply covers the kinds its command reads, with no facts and no Problem;
-- every platform declares commands that pass the read-only guard, a fixtures folder, and a detector.
+- every platform declares commands that pass the read-only guard, a fixtures folder, and a detector;
+- management services read from a configuration are marked "config", from a device's report of what
+  runs "operational" (over every command the test device server answers).
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ import yaml
 
 from auditor.capture import RawCapture
 from auditor.enums import FactKind
+from auditor.facts import MgmtService
 from auditor.normalize import NormalizeResult, NormalizerRegistry
+from checks.reconcile import WHOLE_CONFIG_FORMATS
 from collectors.network.readonly import is_allowed
 from collectors.platforms.registry import Platform, platforms
+from tests.devsim import profiles
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLIES: dict[str, Any] = yaml.safe_load((ROOT / "tests/fixtures/platforms/replies.yaml").read_text())
@@ -143,3 +148,26 @@ def test_every_platform_is_complete(platform: Platform) -> None:
         assert is_allowed(command.command), command.command
         assert command.format in platform.normalizers, command.format
         assert all(k in {f.value for f in FactKind} for k in command.kinds)
+
+
+def _builder(platform: Platform) -> str:
+    return platform.name if platform.name in profiles.BUILDERS else platform.napalm_driver or platform.name
+
+
+@pytest.mark.parametrize("platform", PLATFORMS, ids=[p.name for p in PLATFORMS])
+def test_management_readings_say_where_they_come_from(platform: Platform) -> None:
+    """Every command's answer from the test device server: management services read from a
+    configuration are marked "config", those read from a report of what runs "operational" (the
+    checks prefer those, and say which one a finding rests on)."""
+    device = profiles.BUILDERS[_builder(platform)]("dut")
+    configs = {platform.offline_format, *platform.config_formats, *WHOLE_CONFIG_FORMATS}
+    seen: set[str] = set()
+    for command in platform.live_commands():
+        text = device.answer(command.command)
+        if text is None:
+            continue
+        for fact in _run(platform, command.format, command.command, text.encode()).facts:
+            if isinstance(fact, MgmtService):
+                assert fact.source == ("config" if command.format in configs else "operational"), command
+                seen.add(fact.source)
+    assert "config" in seen, "the configuration's management plane is read"
