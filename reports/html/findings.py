@@ -17,6 +17,7 @@ from reports.html.labels import (
     TIER_SHORT,
 )
 from reports.html.markup import code_spans, esc, slug
+from reports.html.script import PAGE
 from reports.json_report import SEVERITY_ORDER, TIER_ORDER
 from reports.model import EvidenceRef, FindingInfo, ReportData
 from reports.sections.grouping import finding_anchor, ordered_findings
@@ -56,12 +57,14 @@ def _details(f: FindingInfo) -> str:
 
 
 def finding_row(i: int, f: FindingInfo, catalogue: set[str]) -> str:
-    """Row `i` (1-based) of the complete listing; its id is the anchor the grouped rows link to."""
+    """Row `i` (1-based) of the complete listing; its id is the anchor the grouped rows link to. Rows
+    after the first page start hidden (the page script pages them; without script a style shows all)."""
     status = STATUS_LABEL[f.status] + (" · waived" if f.waived else "")
     check = esc(f.check_id)
     if f.check_id in catalogue:
         check = f'<a href="#check-{esc(slug(f.check_id))}">{check}</a>'
     waived = ' data-waived="1"' if f.waived else ""
+    waived += " hidden" if i > PAGE else ""
     return (
         f'<tr id="{finding_anchor(i - 1)}" data-status="{f.status.value}" data-tier="{f.tier.value}" '
         f'data-severity="{f.severity.value}" data-check="{esc(f.check_id)}"{waived}>'
@@ -167,7 +170,10 @@ def findings_section(data: ReportData, groups: list[FindingGroup]) -> str:
         f'<p class="note">{attention:,} of {len(data.findings):,} findings need attention '
         "(FAIL, ERROR or NOT ASSESSED).</p>"
         f"{filter_bar(data)}"
-        f'<div class="scroll"><table class="grid findings" id="findings-table"><thead><tr>{head}</tr></thead>'
-        f'<tbody>{rows}</tbody></table></div><p id="f-none" class="note" hidden>No finding matches the '
-        "filters.</p></section>"
+        f'<div class="scroll"><table class="grid findings" id="findings-table" data-page="{PAGE}">'
+        f"<thead><tr>{head}</tr></thead>"
+        f"<tbody>{rows}</tbody></table></div>"
+        f'<p id="f-more" hidden><button type="button" id="f-more-page">Show {PAGE} more</button> '
+        '<button type="button" id="f-more-all">Show all</button></p>'
+        '<p id="f-none" class="note" hidden>No finding matches the filters.</p></section>'
     )

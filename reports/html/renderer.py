@@ -52,10 +52,15 @@ def _hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
+# Without script nothing pages the findings: this style (in <noscript>) shows the rows the server hid.
+NOSCRIPT_STYLE = "#findings-table tbody tr[hidden] { display: table-row !important; }"
+
+
 def content_security_policy() -> str:
-    """Nothing may load or connect; only this page's own stylesheet and script may apply."""
+    """Nothing may load or connect; only this page's own stylesheets and script may apply."""
     return (
-        f"default-src 'none'; style-src '{_hash(STYLE)}'; script-src '{_hash(SCRIPT)}'; "
+        f"default-src 'none'; style-src '{_hash(STYLE)}' '{_hash(NOSCRIPT_STYLE)}'; "
+        f"script-src '{_hash(SCRIPT)}'; "
         "img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'"
     )
 
@@ -100,7 +105,7 @@ def render_html(data: ReportData) -> bytes:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="referrer" content="no-referrer">'
         f"<title>{esc(f'Network segmentation audit, run {run.id}')}</title>"
-        f"<style>{STYLE}</style></head>\n"
+        f"<style>{STYLE}</style><noscript><style>{NOSCRIPT_STYLE}</style></noscript></head>\n"
         f"<body>{body}{footer}<script>{SCRIPT}</script></body></html>\n"
     )
     return page.encode("utf-8")

@@ -1,6 +1,9 @@
-"""The page script: sorting and filtering of the findings table. Inline (the CSP allows exactly this
-text by its hash), no dependencies, and it only moves rows and sets `hidden`/`textContent`: it never
-turns text into markup."""
+"""The page script: sorting, filtering and paging of the findings table. Inline (the CSP allows exactly
+this text by its hash), no dependencies, and it only moves rows and sets `hidden`/`textContent`: it never
+turns text into markup. Only a page of matching rows is shown at a time (more on request), so a run of
+tens of thousands of findings stays responsive; without script every row is shown."""
+
+PAGE = 250  # rows shown at once; the server marks the rows after the first page hidden as well
 
 SCRIPT = r"""
 (function () {
@@ -11,12 +14,16 @@ SCRIPT = r"""
   var table = document.getElementById("findings-table");
   var form = document.getElementById("filters");
   if (!table || !form) { return; }
+  var PAGE = Number(table.getAttribute("data-page")) || 250;
   var body = table.tBodies[0];
-  var rows = Array.prototype.slice.call(body.rows);
+  var rows = Array.prototype.slice.call(body.rows);  // in display order
   var count = document.getElementById("f-count");
   var none = document.getElementById("f-none");
+  var more = document.getElementById("f-more");
   var collator = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
-  var texts = [];
+  var texts = new Map();
+  var limit = PAGE;
+  var matching = rows;
   form.hidden = false;
 
   function key(row, col) {
@@ -31,30 +38,25 @@ SCRIPT = r"""
     return collator.compare(String(a), String(b));
   }
 
-  function sortBy(th) {
-    var col = Number(th.getAttribute("data-col"));
-    var dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
-    table.querySelectorAll("thead th").forEach(function (h) { h.removeAttribute("aria-sort"); });
-    th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
-    var keyed = rows.map(function (r) {
-      return [key(r, col), Number(r.cells[0].getAttribute("data-v")), r];
-    });
-    keyed.sort(function (a, b) { return compare(a[0], b[0]) * dir || a[1] - b[1]; });
-    var fragment = document.createDocumentFragment();
-    keyed.forEach(function (k) { fragment.appendChild(k[2]); });
-    body.appendChild(fragment);
+  function rowText(r) {
+    var text = texts.get(r);
+    if (text === undefined) {
+      var cells = Array.prototype.slice.call(r.cells, 1);
+      text = cells.map(function (c) { return c.textContent; }).join(" ").toLowerCase();
+      texts.set(r, text);
+    }
+    return text;
   }
 
-  table.querySelectorAll("thead th").forEach(function (th) {
-    th.querySelector("button").addEventListener("click", function () { sortBy(th); });
-  });
-
-  function rowText(i) {
-    if (texts[i] === undefined) {
-      var cells = Array.prototype.slice.call(rows[i].cells, 1);
-      texts[i] = cells.map(function (c) { return c.textContent; }).join(" ").toLowerCase();
-    }
-    return texts[i];
+  function show() {
+    rows.forEach(function (r) { r.hidden = true; });
+    var shown = Math.min(limit, matching.length);
+    for (var i = 0; i < shown; i += 1) { matching[i].hidden = false; }
+    var total = rows.length.toLocaleString("en");
+    count.textContent = matching.length.toLocaleString("en") + " of " + total + " findings" +
+      (shown < matching.length ? " (the first " + shown.toLocaleString("en") + " shown)" : "");
+    none.hidden = matching.length !== 0;
+    more.hidden = shown >= matching.length;
   }
 
   function apply() {
@@ -65,24 +67,44 @@ SCRIPT = r"""
     var severity = document.getElementById("f-severity").value;
     var check = document.getElementById("f-check").value;
     var words = document.getElementById("f-text").value.toLowerCase().split(/\s+/).filter(Boolean);
-    var shown = 0;
-    rows.forEach(function (r, i) {
+    matching = rows.filter(function (r) {
       var ok = statuses[r.getAttribute("data-status")] === true &&
         !(hideWaived && r.hasAttribute("data-waived")) &&
         (!tier || r.getAttribute("data-tier") === tier) &&
         (!severity || r.getAttribute("data-severity") === severity) &&
         (!check || r.getAttribute("data-check") === check);
       if (ok && words.length) {
-        var text = rowText(i);
+        var text = rowText(r);
         ok = words.every(function (w) { return text.indexOf(w) !== -1; });
       }
-      r.hidden = !ok;
-      if (ok) { shown += 1; }
+      return ok;
     });
-    count.textContent = shown.toLocaleString("en") + " of " + rows.length.toLocaleString("en") + " findings";
-    none.hidden = shown !== 0;
+    limit = PAGE;
+    show();
   }
 
+  function sortBy(th) {
+    var col = Number(th.getAttribute("data-col"));
+    var dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
+    table.querySelectorAll("thead th").forEach(function (h) { h.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
+    var keyed = rows.map(function (r) {
+      return [key(r, col), Number(r.cells[0].getAttribute("data-v")), r];
+    });
+    keyed.sort(function (a, b) { return compare(a[0], b[0]) * dir || a[1] - b[1]; });
+    rows = keyed.map(function (k) { return k[2]; });
+    rows.forEach(function (r) { r.hidden = true; });  // hidden rows move without layout
+    var fragment = document.createDocumentFragment();
+    rows.forEach(function (r) { fragment.appendChild(r); });
+    body.appendChild(fragment);
+    apply();
+  }
+
+  table.querySelectorAll("thead th").forEach(function (th) {
+    th.querySelector("button").addEventListener("click", function () { sortBy(th); });
+  });
+  document.getElementById("f-more-page").addEventListener("click", function () { limit += PAGE; show(); });
+  document.getElementById("f-more-all").addEventListener("click", function () { limit = Infinity; show(); });
   form.addEventListener("input", apply);
   form.addEventListener("change", apply);
   document.getElementById("f-clear").addEventListener("click", function (e) {
@@ -91,5 +113,6 @@ SCRIPT = r"""
     apply();
   });
   form.addEventListener("submit", function (e) { e.preventDefault(); });
+  show();
 })();
 """

@@ -15,8 +15,10 @@ import pytest
 
 from auditor.enums import Severity, Status, Tier
 from reports.html.renderer import render_html
+from reports.html.script import PAGE
 from reports.json_report import SEVERITY_ORDER
 from reports.model import FindingInfo, ReportData
+from tests.reports.sample_data import make_report_data, many_findings
 from tests.reports.test_html_report import HOSTILE_HOST, PAYLOADS, hostile_report_data
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -80,6 +82,12 @@ def load(browser: Driver, page: Path) -> Driver:
 def visible_rows(browser: Driver) -> list[Any]:
     rows = browser.find_elements(By.CSS_SELECTOR, "#findings-table tbody tr")
     return [r for r in rows if r.is_displayed()]
+
+
+def shown(browser: Driver) -> int:
+    """Rows the browser lays out (what is_displayed says, in one call for a large table)."""
+    script = "return Array.from(document.querySelectorAll('#findings-table tbody tr'))"
+    return int(browser.execute_script(script + ".filter(r => r.getClientRects().length).length"))
 
 
 def column(browser: Driver, index: int) -> list[str]:
@@ -212,3 +220,42 @@ def test_screenshot_shows_the_styled_page(browser: Driver, page: Path, tmp_path:
     assert rule[0] > 150 and rule[1] < 60 and rule[2] < 60  # the red rule
     title = browser.find_element(By.TAG_NAME, "h1")
     assert title.value_of_css_property("color") == "rgba(31, 58, 95, 1)"  # navy, from the stylesheet
+
+
+@pytest.fixture(scope="module")
+def big_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("html") / "big.html"
+    path.write_bytes(render_html(make_report_data(many_findings(PAGE * 2 + 100, long_text=False))))
+    return path
+
+
+def test_a_large_run_is_paged_and_every_row_is_reachable(browser: Driver, big_page: Path) -> None:
+    total = PAGE * 2 + 100
+    load(browser, big_page)
+    assert shown(browser) == PAGE
+    assert counter(browser) == f"{total} of {total} findings (the first {PAGE} shown)"
+    browser.find_element(By.ID, "f-more-page").click()
+    assert shown(browser) == 2 * PAGE
+    browser.find_element(By.ID, "f-more-all").click()
+    assert shown(browser) == total and not browser.find_element(By.ID, "f-more").is_displayed()
+    browser.find_element(By.CSS_SELECTOR, "#findings-table th[data-col='0'] button").click()
+    browser.find_element(By.CSS_SELECTOR, "#findings-table th[data-col='0'] button").click()  # descending
+    first = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#findings-table tbody tr'))"
+        ".filter(r => r.getClientRects().length).slice(0, 2).map(r => r.cells[0].textContent)"
+    )
+    assert first == [str(total), str(total - 1)]  # a new order starts a new first page
+    assert shown(browser) == PAGE
+    browser.find_element(By.ID, "f-text").send_keys("finding-0001")  # finding-00010 .. finding-00019
+    assert shown(browser) == 10 and counter(browser) == f"10 of {total} findings"
+    assert browser.get_log("browser") == []
+
+
+def test_without_script_every_row_is_shown(browser: Driver, big_page: Path) -> None:
+    browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+    try:
+        load(browser, big_page)
+        assert shown(browser) == PAGE * 2 + 100
+        assert not browser.find_element(By.ID, "filters").is_displayed()  # nothing to drive it
+    finally:
+        browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})

@@ -43,7 +43,7 @@ ALLOWED_TAGS = {
     "h1", "h2", "h3", "p", "strong", "em", "code", "span", "div", "a", "br", "ol", "ul", "li", "dl", "dt",
     "dd", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "form", "fieldset", "legend",
     "label", "input", "select", "option", "button", "output", "svg", "rect", "script", "g", "defs", "marker",
-    "path", "text",
+    "path", "text", "noscript",
 }  # fmt: skip
 
 
