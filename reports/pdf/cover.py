@@ -87,7 +87,7 @@ def _waivers_text(data: ReportData) -> str:
     text = f"{waived:,} failing finding{'s' if waived != 1 else ''} waived"
     text += f" by {len(data.waivers) - len(expired)} waiver(s) in force" if data.waivers else ""
     if expired:
-        text += f"; {len(expired)} waiver(s) EXPIRED and no longer applied (section 6)"
+        text += f"; {len(expired)} waiver(s) EXPIRED and no longer applied (section 10)"
     return esc(text)
 
 

@@ -206,7 +206,7 @@ def _waived_note(data: ReportData, styles: Styles) -> list[Flowable]:
         Spacer(1, 3),
         Paragraph(
             f"{waived:,} of the FAIL findings above are waived: accepted risks with an owner and an end date "
-            "(section 6). They stay FAIL in every count, but do not fail the run.",
+            "(section 10). They stay FAIL in every count, but do not fail the run.",
             styles.note,
         ),
     ]

@@ -50,7 +50,7 @@ def finding_groups(data: ReportData) -> list[FindingGroup]:
                 tier=first.tier,
                 severity=first.severity,
                 status=first.status,
-                pattern=plain(pattern),
+                pattern=plain(pattern if len(items) > 1 else first.subject),
                 count=len(items),
                 waived=sum(1 for _, f in items if f.waived),
                 examples=[f.subject for _, f in items[:EXAMPLES]],

@@ -66,13 +66,24 @@ def pdf(request: pytest.FixtureRequest) -> tuple[PdfReader, list[str]]:
 
 
 EXPECTED_SECTIONS = [
-    "1. Summary",
-    "2. Findings",
-    "3. Evidence gaps",
-    "4. Targets and collection status",
-    "5. Control matrix",
-    "6. Waivers",
+    "1. Executive summary",
+    "2. The tiers and what crosses them",
+    "3. Segmentation matrix",
+    "4. Findings by check and subject",
+    "5. Switch-port segregation manifest",
+    "6. Default-deny declarations",
+    "7. Flow-log analysis",
+    "8. Lateral-movement analysis",
+    "9. Shared responsibility",
+    "10. Waivers",
+    "11. Not assessed and evidence gaps",
+    "12. Targets and collection status",
+    "13. Control matrix",
+    "14. Chain of custody",
     "Appendix A. Checks evaluated",
+    "Appendix B. Every finding",
+    "Appendix D. Every capture",
+    "Appendix E. Targets",
 ]
 
 
@@ -170,10 +181,13 @@ def test_text_is_prose_not_code(pdf: tuple[PdfReader, list[str]]) -> None:
 def test_long_tables_repeat_their_header_on_every_page(pdf: tuple[PdfReader, list[str]]) -> None:
     reader, texts = pdf
     start = {title: page for _, title, page in outline(reader)}
+    listing = start["Appendix B. Every finding"]
+    after = min(page for page in start.values() if page > listing)  # appendix C (ports) or D
     spans = {
-        "Evidence (seq, sha256)": (start["2. Findings"], start["3. Evidence gaps"]),
-        "Checks and their findings": (start["5. Control matrix"], start["6. Waivers"]),
-        "Rationale": (start["Appendix A. Checks evaluated"], len(texts) + 1),
+        "Evidence (seq, sha256)": (listing, after),
+        "Checks and their findings": (start["13. Control matrix"], start["14. Chain of custody"]),
+        "Rationale": (start["Appendix A. Checks evaluated"], start["Appendix B. Every finding"]),
+        "SHA-256": (start["Appendix D. Every capture"], start["Appendix E. Targets"]),
     }
     for header, (first, end) in spans.items():
         for page in range(first, end):
@@ -202,7 +216,7 @@ def test_check_ids_link_to_the_check_catalogue(pdf: tuple[PdfReader, list[str]])
     page_of = {
         p.indirect_reference.idnum: n for n, p in enumerate(reader.pages, start=1) if p.indirect_reference
     }
-    for section in ("2. Findings", "5. Control matrix"):
+    for section in ("4. Findings by check and subject", "13. Control matrix"):
         links = []
         for annot in reader.pages[start[section] - 1].get("/Annots", []):
             dest = annot.get_object().get("/Dest")

@@ -98,7 +98,7 @@ def test_every_fail_finding_appears_with_check_and_subject(sample_text: list[str
 
 
 def test_failures_are_listed_first(sample_text: list[str]) -> None:
-    body = squash(section_text(sample_text, "2. Findings", "3. Evidence gaps"))
+    body = squash(section_text(sample_text, "Appendix B. Every finding", "Appendix D. Every capture"))
     order = [Status.FAIL, Status.ERROR, Status.NOT_ASSESSED, Status.PASS, Status.NOT_APPLICABLE]
     positions = sorted((body.index(squash(f.found)), order.index(f.status)) for f in sample_findings())
     ranks = [rank for _, rank in positions]
@@ -108,7 +108,7 @@ def test_failures_are_listed_first(sample_text: list[str]) -> None:
 
 
 def test_summary_table_shows_counts_per_tier(sample_text: list[str]) -> None:
-    summary = " ".join(next(t for t in sample_text[FRONT:] if "1. Summary" in t).split())
+    summary = " ".join(next(t for t in sample_text[FRONT:] if "1. Executive summary" in t).split())
     counted = Counter((f.tier, f.status) for f in sample_findings())
     for tier, label in TIER_ROWS.items():
         numbers = [counted[(tier, s)] for s in Status]
@@ -120,8 +120,8 @@ def test_summary_table_shows_counts_per_tier(sample_text: list[str]) -> None:
 
 def test_gaps_and_targets_with_collection_status(sample_text: list[str]) -> None:
     text = "\n".join(sample_text[FRONT:])
-    assert "3. Evidence gaps" in text
-    assert "4. Targets and collection status" in text
+    assert "11. Not assessed and evidence gaps" in text
+    assert "12. Targets and collection status" in text
     body = squash(text)
     for p in make_report_data().problems:
         assert squash(p.message) in body
@@ -248,27 +248,28 @@ def test_two_thousand_findings_with_long_texts(tmp_path: Path) -> None:
     out = PdfReport().render(data, tmp_path / "big.pdf")
     reader = PdfReader(out)
     pages = len(reader.pages)
-    assert pages > 20
-    # Text extraction is slow: read the first findings pages (failures come first) and the last page.
-    head = [reader.pages[i].extract_text() or "" for i in range(FRONT + 1, FRONT + 13)]  # after the summary
-    assert all("finding-0" in text for text in head)
-    for text in head[1:]:
-        assert "Evidence (seq, sha256)" in text  # the header row repeats on every page
-    assert "truncated:" in "".join(head)  # over-long texts are cut with a note, layout intact
-    last = reader.pages[-1].extract_text() or ""
-    assert f"Page {pages} of {pages}" in last
-    assert "Appendix A. Checks evaluated" in last
-    # at this size too, each bookmark opens its own section (not page 1), the contents say the same page
     marks = {
         str(m.title): (reader.get_destination_page_number(m) or 0) + 1
         for m in reader.outline
         if not isinstance(m, list)
     }
-    assert marks["2. Findings"] == FRONT + 2 and marks["Appendix A. Checks evaluated"] == pages
-    gaps_page = reader.pages[marks["3. Evidence gaps"] - 1].extract_text() or ""
-    assert "3. Evidence gaps" in gaps_page
+    listing, after = marks["Appendix B. Every finding"], marks["Appendix D. Every capture"]
+    assert after - listing > 20
+    # Text extraction is slow: read the first pages of the listing (failures come first) and the last page.
+    head = [reader.pages[i].extract_text() or "" for i in range(listing - 1, listing + 11)]
+    assert all("finding-0" in text for text in head)
+    for text in head:
+        assert "Evidence (seq, sha256)" in text  # the header row repeats on every page
+    assert "truncated:" in "".join(head)  # over-long texts are cut with a note, layout intact
+    last = reader.pages[-1].extract_text() or ""
+    assert f"Page {pages} of {pages}" in last
+    assert "Appendix E. Targets" in (reader.pages[marks["Appendix E. Targets"] - 1].extract_text() or "")
+    # the body stays short: every section before the appendices together
+    assert marks["Appendix A. Checks evaluated"] < 60
+    gaps_page = reader.pages[marks["11. Not assessed and evidence gaps"] - 1].extract_text() or ""
+    assert "11. Not assessed and evidence gaps" in gaps_page
     contents = reader.pages[FRONT - 1].extract_text(extraction_mode="layout")
-    assert re.search(rf"Appendix A\. Checks evaluated\s+{pages}\n", contents)
+    assert re.search(rf"Appendix B\. Every finding\s+{listing}\n", contents)
 
 
 def test_cover_says_the_chain_verified_and_counts_waivers(sample_text: list[str]) -> None:
@@ -295,15 +296,15 @@ def test_cover_names_the_first_mismatch_when_the_chain_does_not_verify(tmp_path:
 
 
 def test_waived_failure_is_marked_with_owner_and_end_date(sample_text: list[str]) -> None:
-    findings = squash(section_text(sample_text, "2. Findings", "3. Evidence gaps"))
+    findings = squash(section_text(sample_text, "Appendix B. Every finding", "Appendix D. Every capture"))
     assert "FAILWAIVED" in findings
     assert squash(f"waived by {WAIVER.owner} until 2025-06-30: {WAIVER.reason}") in findings
 
 
 def test_control_matrix_per_framework(sample_text: list[str]) -> None:
     text = "\n".join(sample_text[FRONT:])
-    assert "5. Control matrix" in text
-    body = squash(text[text.index("5. Control matrix") : text.index("6. Waivers")])
+    assert "13. Control matrix" in text
+    body = squash(text[text.index("13. Control matrix") : text.index("14. Chain of custody")])
     for fw in FRAMEWORKS:
         assert squash(f"{fw.framework}: {fw.title}") in body
         for req in fw.requirements:
@@ -312,13 +313,13 @@ def test_control_matrix_per_framework(sample_text: list[str]) -> None:
     assert squash("X-FLOWS-NO-CROSS-TIER: not evaluated in this run") in body
     for result in ("FAIL", "WAIVED", "ERROR", "NOT ASSESSED"):
         assert squash(result) in body
-    glance = squash(next(t for t in sample_text[FRONT:] if "1. Summary" in t))
+    glance = squash(next(t for t in sample_text[FRONT:] if "1. Executive summary" in t))
     assert "Controlframeworksataglance" in glance and "SOC22017TSC" in glance
 
 
 def test_waivers_section_lists_in_force_and_expired(sample_text: list[str]) -> None:
     text = "\n".join(sample_text[FRONT:])
-    section = squash(text[text.index("6. Waivers") :])
+    section = squash(text[text.index("10. Waivers") : text.index("11. Not assessed")])
     for w in (WAIVER, EXPIRED_WAIVER):
         assert squash(w.owner) in section and squash(w.reason) in section and squash(w.subject) in section
     assert "INFORCE" in section and "EXPIRED" in section

@@ -1,0 +1,260 @@
+"""The PDF as the auditor's document (issue 12, item 2), read back from the example lab audited twice
+through the CLI: each section under its own bookmark, every finding, the charts and the tiers drawing,
+the segmentation matrix, the framework artifacts, shared responsibility and the chain of custody."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from pypdf import PdfReader
+from pypdf.generic import Destination
+
+from tests.e2e.conftest import LAB, run_cli
+
+SECTIONS = [
+    "1. Executive summary",
+    "2. The tiers and what crosses them",
+    "3. Segmentation matrix",
+    "4. Findings by check and subject",
+    "5. Switch-port segregation manifest",
+    "6. Default-deny declarations",
+    "7. Flow-log analysis",
+    "8. Lateral-movement analysis",
+    "9. Shared responsibility",
+    "10. Waivers",
+    "11. Not assessed and evidence gaps",
+    "12. Targets and collection status",
+    "13. Control matrix",
+    "14. Chain of custody",
+    "Appendix A. Checks evaluated",
+    "Appendix B. Every finding",
+    "Appendix C. Switch ports",
+    "Appendix D. Every capture",
+    "Appendix E. Targets",
+]
+
+
+def squash(text: str) -> str:
+    return "".join(text.split())
+
+
+class Lab:
+    """The lab's second run: its PDF (pages, text, bookmarks), JSON report and store."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.pdf = root / "out" / "run-2.pdf"
+        self.reader = PdfReader(self.pdf)
+        self.texts = [p.extract_text() or "" for p in self.reader.pages]
+        self.report = json.loads((root / "out" / "run-2.json").read_text())
+        self.marks: dict[str, int] = {}
+        for item in self.reader.outline:
+            if isinstance(item, Destination):
+                self.marks[str(item.title)] = (self.reader.get_destination_page_number(item) or 0) + 1
+
+    def section(self, title: str) -> str:
+        """The text of one top-level section: from its page to the page before the next section."""
+        start = self.marks[title]
+        end = min([p for t, p in self.marks.items() if p > start] + [len(self.texts) + 1])
+        return "\n".join(self.texts[start - 1 : end - 1])
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Lab:
+    """The example lab audited twice (the second run has a trend to show), as a user runs it."""
+    root = tmp_path_factory.mktemp("pdf-sections") / "lab"
+    shutil.copytree(LAB, root, ignore=shutil.ignore_patterns(".auditor", "out"))
+    with (root / "auditor.yaml").open("a") as config:
+        config.write("organisation: Example GPU Cloud\naudit_period: {start: 2026-01-01, end: 2026-03-31}\n")
+    for _ in range(2):
+        result = run_cli("audit", "-c", str(root / "auditor.yaml"), "--quiet")
+        assert result.returncode == 1, result.stdout + result.stderr
+    return Lab(root)
+
+
+def test_every_section_has_its_bookmark_on_its_own_page(lab: Lab) -> None:
+    assert list(lab.marks)[:2] == ["Cover: run 2", "Contents"]
+    assert [t for t in lab.marks if t in SECTIONS] == SECTIONS
+    for title in SECTIONS:
+        page = lab.marks[title]
+        text = lab.texts[page - 1]
+        assert squash(title) in squash(text), (title, page)
+        # a section opens its own page: no other section's title on it
+        others = [t for t in SECTIONS if t != title and squash(t) in squash(text)]
+        assert not others, (title, page, others)
+    pages = [lab.marks[t] for t in SECTIONS]
+    assert pages == sorted(pages) and len(set(pages)) == len(pages)
+
+
+def test_every_lab_finding_is_listed_and_the_failures_grouped(lab: Lab) -> None:
+    listing = squash(lab.section("Appendix B. Every finding"))
+    grouped = squash(lab.section("4. Findings by check and subject"))
+    findings = lab.report["findings"]
+    assert len(findings) == 144
+    for f in findings:
+        assert squash(f["subject"]) in listing, f["subject"]
+        assert squash(f["check_id"]) in listing
+        if f["status"] == "FAIL":
+            assert squash(f["subject"]) in grouped, f["subject"]
+    assert "PASS" not in re.sub(r"\d+PASS", "", grouped.split("Passingandnotapplicable")[0])
+
+
+def test_group_counts_link_to_their_findings_in_the_listing(lab: Lab) -> None:
+    page_of = {
+        p.indirect_reference.idnum: n for n, p in enumerate(lab.reader.pages, 1) if p.indirect_reference
+    }
+    start, end = lab.marks["Appendix B. Every finding"], lab.marks["Appendix C. Switch ports"]
+    targets = []
+    for annot in lab.reader.pages[lab.marks["4. Findings by check and subject"] - 1].get("/Annots", []):
+        dest = annot.get_object().get("/Dest")
+        if isinstance(dest, list) and dest and page_of[dest[0].idnum] >= start:
+            targets.append(page_of[dest[0].idnum])
+    assert targets and all(start <= p < end for p in targets), (targets, start, end)
+
+
+def test_chain_head_on_the_cover_and_every_footer(lab: Lab) -> None:
+    head = lab.report["run"]["chain_head"]
+    assert head in squash(lab.texts[0])
+    assert all(f"chainhead{head[:16]}…" in squash(t) for t in lab.texts)
+
+
+def test_executive_summary_charts_and_trend(lab: Lab) -> None:
+    text = " ".join(lab.section("1. Executive summary").split())
+    for title in (
+        "Findings per tier and status",
+        "Findings per severity and status",
+        "Framework requirements per result",
+        "Trend over the runs of this scope",
+    ):
+        assert title in text
+    assert "OOB: 8 FAIL, 22 PASS" in text  # the numbers under the tier chart
+    assert "critical: 16 FAIL, 61 PASS" in text
+    assert "run 1, " in text and "run 2 (this run), " in text and "44 FAIL, 100 PASS" in text
+
+
+def test_tiers_drawing_and_the_crossings(lab: Lab) -> None:
+    text = " ".join(lab.section("2. The tiers and what crosses them").split())
+    for declared in (
+        "10.250.0.0/16",
+        "10.30.0.0/15",
+        "VRFs: MGMT, management",
+        "jump hosts 10.250.200.10/32",
+    ):
+        assert declared in text
+    assert "9 findings" in text and "3 findings" in text  # frontend into OOB, frontend into backend
+    for row in (
+        "frontend oob X-LATERAL-NO-PATH 2",
+        "frontend oob X-FLOWS-NO-CROSS-TIER 1",
+        "frontend backend T3-NO-ROUTE-LEAK 1",
+        "internet backend T3-VRF-NO-FOREIGN-PREFIXES 1",
+    ):
+        assert row in text, row
+
+
+def test_segmentation_matrix_declared_beside_observed(lab: Lab) -> None:
+    text = " ".join(lab.section("3. Segmentation matrix").split())
+    for cell in (
+        "9000 or more, end to end",
+        "12 ports, MTU 1500 to 9214; 1 under 9000",
+        "PFC no-drop on priority 3 only",
+        "worst ratio 1.33",
+        "only through the proxy 10.20.5.10:3128",
+        "3000-3999",
+        "3001-3002",
+    ):
+        assert cell in text, cell
+    for aspect in (
+        "VRFs",
+        "VLAN ranges",
+        "MTU",
+        "PFC, ECN and trust",
+        "Link capacity and oversubscription",
+        "Default-deny posture",
+        "Egress path",
+    ):
+        assert aspect in text
+
+
+def test_port_manifest_default_deny_and_flow_logs(lab: Lab) -> None:
+    ports = " ".join(lab.section("5. Switch-port segregation manifest").split())
+    assert "28 switch ports on 7 devices" in ports
+    listing = " ".join(lab.section("Appendix C. Switch ports").split())
+    assert "oob-sw1 Ethernet45 ethernet, access - 3001 oob" in listing
+    deny = " ".join(lab.section("6. Default-deny declarations").split())
+    assert "security groups 111122223333/us-east-1 5 3 2" in deny
+    assert "Kubernetes policies lab-cluster" in deny
+    flows = " ".join(lab.section("7. Flow-log analysis").split())
+    assert "10.20.145.7 -> 8.8.8.8:53/17" in flows and "DNS to an unapproved resolver" in flows
+    assert "unauthorised flow into OOB" in flows and "cross-tier flow" in flows
+    assert "frontend oob ACCEPT 2 2 24" in flows
+    assert (
+        "Object Lock GOVERNANCE" in flows
+        and "30 days" in flows
+        and "Declared minimum retention: 365 days" in flows
+    )
+
+
+def test_lateral_paths_hop_by_hop(lab: Lab) -> None:
+    text = " ".join(lab.section("8. Lateral-movement analysis").split())
+    assert "18 zone and tier pairs, 15 with no path, 3 with a path" in text
+    assert "Path 1: fe-leaf2/vrf FRONTEND into tier oob" in text
+    assert "oob-sw1 Vlan100 out ACL BMC-FROM-JUMP-HOSTS permits" in text
+    assert text.count("Why: the routes, filters and policies on the way") == 3
+
+
+def test_shared_responsibility_beside_its_controls(lab: Lab) -> None:
+    text = " ".join(lab.section("9. Shared responsibility").split())
+    for area, owner in (
+        ("backend-fabric", "Provider"),
+        ("kubernetes-policy", "Tenant"),
+        ("cloud-network", "Tenant"),
+    ):
+        assert f"{area} {owner}" in text
+    assert "T3-NO-ROUTE-LEAK" in text and "T2-NS-DEFAULT-DENY" in text and "X-FLOWLOGS-IMMUTABLE" in text
+
+
+def test_custody_lists_every_capture_with_its_hash(lab: Lab) -> None:
+    with sqlite3.connect(lab.root / ".auditor" / "auditor.db") as db:
+        captures = db.execute("select seq, content_sha256, source from captures where run_id = 2").fetchall()
+    assert len(captures) == 29
+    listing = squash(lab.section("Appendix D. Every capture"))
+    for seq, sha, source in captures:
+        assert sha in listing and squash(source)[:20] in listing, seq
+    summary = " ".join(lab.section("14. Chain of custody").split())
+    assert "29 captures" in summary and "device: eos.running-config" in summary
+
+
+def test_pages_render_with_the_drawings_in_colour(lab: Lab, tmp_path: Path) -> None:
+    pdftoppm = shutil.which("pdftoppm")
+    assert pdftoppm, "pdftoppm (poppler-utils) is needed to rasterise the PDF"
+    for title in ("2. The tiers and what crosses them", "8. Lateral-movement analysis"):
+        page = lab.marks[title]
+        prefix = tmp_path / f"p{page}"
+        subprocess.run(
+            [pdftoppm, "-png", "-r", "40", "-f", str(page), "-l", str(page), str(lab.pdf), str(prefix)],
+            check=True,
+        )
+        (png,) = tmp_path.glob(f"p{page}*.png")
+        with Image.open(png) as img:
+            rgb = img.convert("RGB")
+            raw = rgb.tobytes()
+        pixels = zip(raw[0::3], raw[1::3], raw[2::3], strict=True)
+        red = sum(1 for r, g, b in pixels if r > 150 and g < 90 and b < 90)  # the crossing arrows
+        assert red > 30, (title, red)
+
+
+def test_sections_package_imports_no_reportlab() -> None:
+    code = (
+        "import sys, reports.sections, reports.sections.derive, reports.build; "
+        "bad = sorted(m for m in sys.modules if m.startswith('reportlab')); print(bad); assert not bad"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
