@@ -113,6 +113,17 @@ SCRIPT = r"""
     apply();
   });
   form.addEventListener("submit", function (e) { e.preventDefault(); });
+
+  function reveal() {  // a link to a finding (the grouped view links to each group's first) shows it
+    var target = location.hash ? document.getElementById(location.hash.slice(1)) : null;
+    if (!target || target.parentNode !== body) { return; }
+    var at = matching.indexOf(target);
+    if (at < 0) { form.reset(); apply(); at = matching.indexOf(target); }
+    if (at >= limit) { limit = at + 1; show(); }
+    target.scrollIntoView();
+  }
+  window.addEventListener("hashchange", reveal);
   show();
+  reveal();
 })();
 """

@@ -33,7 +33,7 @@ if CHROMIUM is None or CHROMEDRIVER is None:
     )
 
 from selenium.webdriver.common.by import By  # noqa: E402 (after the skip: selenium may be absent)
-from selenium.webdriver.support.ui import Select  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 WIDTH, HEIGHT = 1280, 900
 Driver = Any  # selenium's WebDriver (untyped enough that Any reads better)
@@ -248,6 +248,10 @@ def test_a_large_run_is_paged_and_every_row_is_reachable(browser: Driver, big_pa
     assert shown(browser) == PAGE
     browser.find_element(By.ID, "f-text").send_keys("finding-0001")  # finding-00010 .. finding-00019
     assert shown(browser) == 10 and counter(browser) == f"10 of {total} findings"
+    last = browser.find_element(By.ID, f"finding-{total - 1}")
+    browser.execute_script(f"location.hash = '#finding-{total - 1}'")  # what a grouped row's link does
+    WebDriverWait(browser, 10).until(lambda _: last.is_displayed())  # hashchange is dispatched as a task
+    assert counter(browser).startswith(f"{total} of {total} findings")
     assert browser.get_log("browser") == []
 
 
