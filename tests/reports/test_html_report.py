@@ -12,7 +12,7 @@ import hashlib
 import re
 import types
 import typing
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,8 @@ from reports.html.renderer import HtmlReport, render_html
 from reports.html.script import SCRIPT
 from reports.html.style import STYLE
 from reports.model import FindingInfo, ProblemInfo, ReportData, TargetInfo, Verification
-from reports.sections.records import Sections
+from reports.sections import sections_of
+from reports.sections.records import Crossing, Sections, TrendPoint
 from tests.reports.sample_data import CHAIN_HEAD, RUN_ID, _ref, make_report_data, sha
 
 # Strings an attacker controls through a device config or a cloud tag: each tries to leave its context
@@ -265,3 +266,30 @@ def test_every_section_field_is_escaped() -> None:
     ):
         body = text[text.index(f'<section id="{section}">') :]
         assert escaped in body[: body.index("</section>")], section
+
+
+def test_trend_and_the_tiers_drawing() -> None:
+    data = make_report_data()
+    sections = sections_of(data)
+    trend = [
+        TrendPoint(4100 + i, datetime(2025, 3, i + 1, tzinfo=UTC), "complete", {"FAIL": 9 - i, "PASS": i})
+        for i in range(3)
+    ]
+    trend.append(dataclasses.replace(trend[-1], run_id=RUN_ID, current=True))
+    crossings = [Crossing("internet", "backend", "T3-VRF-NO-DEFAULT-ROUTE", 2, ["be-leaf1 vrf RDMA-A"])]
+    crossings.append(Crossing("backend", "frontend", "X-FLOWS-NO-CROSS-TIER", 1, ["10.30.1.5 -> 10.20.0.9"]))
+    sections = dataclasses.replace(
+        sections,
+        overview=dataclasses.replace(sections.overview, trend=trend),
+        tiers=dataclasses.replace(sections.tiers, crossings=crossings),
+    )
+    text = render_html(dataclasses.replace(data, sections=sections)).decode("utf-8")
+    table = text[text.index('id="trend-table"') :]
+    table = table[: table.index("</table>")]
+    assert [f"run {p.run_id}" in table for p in trend] == [True] * 4
+    assert f"run {RUN_ID} (this run)" in table and table.count("<svg") == 4
+    drawing = text[text.index('<svg class="tiers"') :]
+    drawing = drawing[: drawing.index("</svg>")]
+    assert drawing.count('<g class="crossing">') == 2 and drawing.count('<g class="zone') == 4
+    assert "2 findings: Internet into Tier 3 · Backend RDMA" in drawing
+    assert "1 finding: Tier 3 · Backend RDMA into Tier 2 · Frontend" in drawing
