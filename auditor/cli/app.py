@@ -323,6 +323,7 @@ def audit(
 # (issue 14: start at once). A module of this package not named here is always imported, so a command
 # added as a new module works before it is listed (it only starts a little slower).
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "alerts": ("alerts",),
     "audit": (),
     "check": ("commands",),
     "checks": ("commands",),
