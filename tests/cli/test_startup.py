@@ -133,3 +133,36 @@ def test_an_unknown_command_still_gets_every_command_to_name(tmp_path: Path) -> 
     _, result = imported(tmp_path, "no-such-command")
     assert result.returncode == 2
     assert "No such command 'no-such-command'" in result.stdout + result.stderr
+
+
+def _modules_of(info: object) -> set[str]:
+    """The modules whose functions make up a registered command or group (its callbacks, recursively)."""
+    found: set[str] = set()
+    callback = getattr(info, "callback", None)
+    if callback is not None:
+        found.add(callback.__module__)
+    sub = getattr(info, "typer_instance", None)
+    if sub is not None:
+        if sub.registered_callback is not None and sub.registered_callback.callback is not None:
+            found.add(sub.registered_callback.callback.__module__)
+        for item in [*sub.registered_commands, *sub.registered_groups]:
+            found |= _modules_of(item)
+    return found
+
+
+def test_every_command_names_the_modules_that_make_it() -> None:
+    """Lazy loading imports COMMAND_MODULES[name] for `auditor name ...`: every command and every
+    subcommand of a group must come from those modules (a missing entry only starts slower, but a group
+    whose subcommand lives in an unlisted known module would lose that subcommand)."""
+    from auditor.cli.app import COMMAND_MODULES, app, load_commands
+
+    load_commands()
+    commands = {c.name or (c.callback.__name__ if c.callback else ""): c for c in app.registered_commands}
+    groups = {g.name or "": g for g in app.registered_groups}
+    assert set(commands) | set(groups) == set(COMMAND_MODULES), (
+        "add each new command to COMMAND_MODULES in auditor/cli/app.py"
+    )
+    for name, info in [*commands.items(), *groups.items()]:
+        wanted = {f"auditor.cli.{m}" for m in COMMAND_MODULES[name]} | {"auditor.cli.app"}
+        ours = {m for m in _modules_of(info) if m.startswith("auditor.")}
+        assert ours <= wanted, (name, ours - wanted)
