@@ -16,7 +16,8 @@ SCRIPT = r"""
   if (!table || !form) { return; }
   var PAGE = Number(table.getAttribute("data-page")) || 250;
   var body = table.tBodies[0];
-  var rows = Array.prototype.slice.call(body.rows);  // in display order
+  var rows = Array.prototype.slice.call(body.rows);  // in the current sort order (the DOM order of
+  // the rows on show; hidden rows are not kept in order)
   var count = document.getElementById("f-count");
   var none = document.getElementById("f-none");
   var more = document.getElementById("f-more");
@@ -24,6 +25,8 @@ SCRIPT = r"""
   var texts = new Map();
   var limit = PAGE;
   var matching = rows;
+  var visible = rows.filter(function (r) { return !r.hidden; });
+  var keys = {};  // column -> sort key per row, computed on the first sort by that column
   form.hidden = false;
 
   function key(row, col) {
@@ -48,10 +51,18 @@ SCRIPT = r"""
     return text;
   }
 
-  function show() {
-    rows.forEach(function (r) { r.hidden = true; });
+  function show() {  // touches only the rows that change: a page, not the whole table
     var shown = Math.min(limit, matching.length);
-    for (var i = 0; i < shown; i += 1) { matching[i].hidden = false; }
+    var next = matching.slice(0, shown);
+    var keep = new Set(next);
+    visible.forEach(function (r) { if (!keep.has(r)) { r.hidden = true; } });
+    var fragment = document.createDocumentFragment();  // the page, in order, at the top of the table;
+    next.forEach(function (r) {  // hidden rows stay where they are (moving them all costs seconds)
+      fragment.appendChild(r);
+      if (r.hidden) { r.hidden = false; }
+    });
+    body.insertBefore(fragment, body.firstChild);
+    visible = next;
     var total = rows.length.toLocaleString("en");
     count.textContent = matching.length.toLocaleString("en") + " of " + total + " findings" +
       (shown < matching.length ? " (the first " + shown.toLocaleString("en") + " shown)" : "");
@@ -88,15 +99,16 @@ SCRIPT = r"""
     var dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
     table.querySelectorAll("thead th").forEach(function (h) { h.removeAttribute("aria-sort"); });
     th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
-    var keyed = rows.map(function (r) {
-      return [key(r, col), Number(r.cells[0].getAttribute("data-v")), r];
+    if (!keys[col]) {
+      keys[col] = new Map(rows.map(function (r) {
+        return [r, [key(r, col), Number(r.cells[0].getAttribute("data-v"))]];
+      }));
+    }
+    var k = keys[col];
+    rows.sort(function (a, b) {
+      var x = k.get(a), y = k.get(b);
+      return compare(x[0], y[0]) * dir || x[1] - y[1];
     });
-    keyed.sort(function (a, b) { return compare(a[0], b[0]) * dir || a[1] - b[1]; });
-    rows = keyed.map(function (k) { return k[2]; });
-    rows.forEach(function (r) { r.hidden = true; });  // hidden rows move without layout
-    var fragment = document.createDocumentFragment();
-    rows.forEach(function (r) { fragment.appendChild(r); });
-    body.appendChild(fragment);
     apply();
   }
 
