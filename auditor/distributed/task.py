@@ -6,13 +6,16 @@ No Celery here (the Celery task in app.py calls `collect_one`), so the logic run
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import threading
+import uuid
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import OperationalError
 
 from auditor.config.models import AuditConfig
@@ -132,12 +135,22 @@ def _running(engine: Engine, run_id: int) -> bool:
 
 class _Appender:
     """Appends one target's items batch by batch, each under the run's chain lock, skipping what the
-    store already holds for the target (a redelivered task, or a twin running at the same time)."""
+    store already holds for the target (a redelivered task, or a twin running at the same time).
+
+    Reading what a target holds scans the run's captures (they are indexed by run, not by target), so it
+    is read only when another attempt may have written: each attempt marks the target (its pending
+    reason) when it first writes, and a batch that finds the mark is not its own reads the store again;
+    an attempt alone on its target keeps count in memory."""
 
     def __init__(self, writer: RunWriter, ref: TaskRef) -> None:
         self.writer = writer
         self.ref = ref
+        attempt = uuid.uuid4().hex[:8]
+        self.mark = f"being collected by worker {socket.gethostname()} pid {os.getpid()} (attempt {attempt})"
         self.seen: Counter[tuple[str, ...]] = Counter()  # occurrences of each key in this attempt
+        self.held: Counter[tuple[str, ...]] = Counter()  # what the store holds for the target, by key
+        self.captures = 0  # the target's captures in the store
+        self.first_problem: str | None = None  # the target's first problem in the store
         self.stored = 0
         self.skipped = 0
 
@@ -145,11 +158,13 @@ class _Appender:
         """Write the batch; False if the target was finished meanwhile (nothing written)."""
         tid = self.ref.target_id
         with self.writer.shared_append() as conn:
-            status = conn.execute(select(Target.status).where(Target.id == tid)).scalar_one()
-            if status != TargetStatus.PENDING.value:
+            row = conn.execute(select(Target.status, Target.reason).where(Target.id == tid)).one()
+            if row.status != TargetStatus.PENDING.value:
                 return False
-            held = _held(conn, tid)
-            out = TargetOutcome(tid)
+            if row.reason != self.mark:  # first batch, or another attempt wrote since our last one
+                if row.reason is not None:
+                    self._read_held(conn)
+                self.writer.finish_target(tid, TargetStatus.PENDING, self.mark)
             for item in batch:
                 key: tuple[str, ...] = ()
                 if item.processed is not None:
@@ -159,51 +174,56 @@ class _Appender:
                     key = ("problem", item.problem.location(), item.problem.message)
                 if key:
                     self.seen[key] += 1
-                    if held[key] >= self.seen[key]:
+                    if self.held[key] >= self.seen[key]:
                         self.skipped += key[0] == "capture"
                     else:
-                        store_item(self.writer, item, out)
-                        self.stored += key[0] == "capture"
+                        self._store(item, key)
                 if item.done:
-                    self._finish(conn, item.failure)
+                    self._finish(item.failure)
         return True
 
-    def _finish(self, conn: Connection, failure: str | None) -> None:
+    def _store(self, item: Item, key: tuple[str, ...]) -> None:
+        out = TargetOutcome(self.ref.target_id, first_problem=self.first_problem)
+        store_item(self.writer, item, out)
+        self.held[key] += 1
+        self.first_problem = out.first_problem
+        if item.processed is not None:
+            self.captures += 1
+            self.stored += 1
+
+    def _finish(self, failure: str | None) -> None:
         """The target's status from all it stored (this attempt and any before it), as the local
         executor would have given it."""
         tid = self.ref.target_id
-        captures = conn.execute(select(func.count()).where(Capture.target_id == tid)).scalar_one()
-        first = conn.execute(
-            select(Problem.location, Problem.message)
-            .where(Problem.target_id == tid)
-            .order_by(Problem.id)
-            .limit(1)
-        ).first()
-        out = TargetOutcome(
-            tid, captures=int(captures), first_problem=f"{first[0]}: {first[1]}" if first else None
-        )
+        out = TargetOutcome(tid, captures=self.captures, first_problem=self.first_problem)
         problem = settle(out, failure)
         if problem is not None:
             key = ("problem", problem.location(), problem.message)
             self.seen[key] += 1
-            if _held(conn, tid)[key] < self.seen[key]:
+            if self.held[key] < self.seen[key]:
                 self.writer.add_problems(tid, [problem])
+                self.held[key] += 1
         self.writer.finish_target(tid, out.status, out.reason)
 
-
-def _held(conn: Connection, target_id: int) -> Counter[tuple[str, ...]]:
-    """What the store holds for a target: its captures and its stand-alone problems, counted by key."""
-    held: Counter[tuple[str, ...]] = Counter()
-    rows = conn.execute(
-        select(Capture.format, Capture.source, Capture.origin).where(Capture.target_id == target_id)
-    )
-    for fmt, source, origin in rows:
-        held[("capture", fmt, source, origin)] += 1
-    problems = conn.execute(
-        select(Problem.location, Problem.message).where(
-            Problem.target_id == target_id, Problem.capture_id.is_(None)
-        )
-    )
-    for location, message in problems:
-        held[("problem", location, message)] += 1
-    return held
+    def _read_held(self, conn: Connection) -> None:
+        """What the store holds for the target: its captures and stand-alone problems by key, and its
+        first problem (as the local executor names it)."""
+        run, tid = self.ref.run_id, self.ref.target_id
+        self.held = Counter()
+        rows = conn.execute(
+            select(Capture.format, Capture.source, Capture.origin).where(
+                Capture.run_id == run, Capture.target_id == tid
+            )
+        ).all()
+        for fmt, source, origin in rows:
+            self.held[("capture", fmt, source, origin)] += 1
+        self.captures = len(rows)
+        problems = conn.execute(
+            select(Problem.location, Problem.message, Problem.capture_id)
+            .where(Problem.run_id == run, Problem.target_id == tid)
+            .order_by(Problem.id)
+        ).all()
+        self.first_problem = f"{problems[0][0]}: {problems[0][1]}" if problems else None
+        for location, message, capture_id in problems:
+            if capture_id is None:
+                self.held[("problem", location, message)] += 1

@@ -88,10 +88,11 @@ def test_worker_killed_mid_target_run_completes_once_and_verifies(
     a.proc.send_signal(signal.SIGKILL)
     a.proc.wait(timeout=10)
     caught = {n for n in a.started() - a.finished() if asked_again(n) > 0}
+    assert caught, "the kill did not land in the middle of a target"
     coordinator.join(timeout=120)
     assert not coordinator.is_alive(), "the run did not finish after the worker was killed"
     got = result["cli"]
-    assert got.exit_code in (0, 1), (got.stdout, got.exception)  # 1: some finding failed; sealed all the same
+    assert got.exit_code in (0, 1, 3), (got.stdout, got.exception)  # findings failed or not assessed: sealed
     outcome = json.loads(got.stdout.strip().splitlines()[-1])
     run_id = int(outcome["run"])
 
