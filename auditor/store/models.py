@@ -98,7 +98,7 @@ class Capture(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
     seq: Mapped[int] = mapped_column(Integer)
-    target_id: Mapped[int] = mapped_column(ForeignKey("targets.id"))
+    target_id: Mapped[int] = mapped_column(ForeignKey("targets.id"), index=True)  # indexed: see 0006
     format: Mapped[str] = mapped_column(String(64))
     source: Mapped[str] = mapped_column(Text)
     origin: Mapped[str] = mapped_column(Text)
@@ -115,15 +115,16 @@ class Capture(Base):
 
 
 class Fact(Base):
-    """A normalized fact row. Written in bulk through Core, never row by row through the ORM."""
+    """A normalized fact row. Written in bulk through Core, never row by row through the ORM. Its foreign
+    keys are indexed (migration 0006): deleting a pruned run's captures and targets checks them per row."""
 
     __tablename__ = "facts"
     __table_args__ = (Index("ix_facts_run_kind", "run_id", "kind"),)
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"))
-    target_id: Mapped[int] = mapped_column(ForeignKey("targets.id"))
-    capture_id: Mapped[int] = mapped_column(ForeignKey("captures.id"))
+    target_id: Mapped[int] = mapped_column(ForeignKey("targets.id"), index=True)
+    capture_id: Mapped[int] = mapped_column(ForeignKey("captures.id"), index=True)
     kind: Mapped[str] = mapped_column(String(48))
     subject: Mapped[str] = mapped_column(Text)
     data: Mapped[dict[str, Any]] = mapped_column(Json)
@@ -156,8 +157,8 @@ class Problem(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
-    target_id: Mapped[int | None] = mapped_column(ForeignKey("targets.id"))
-    capture_id: Mapped[int | None] = mapped_column(ForeignKey("captures.id"))
+    target_id: Mapped[int | None] = mapped_column(ForeignKey("targets.id"), index=True)
+    capture_id: Mapped[int | None] = mapped_column(ForeignKey("captures.id"), index=True)
     location: Mapped[str] = mapped_column(Text)
     message: Mapped[str] = mapped_column(Text)
     hint: Mapped[str] = mapped_column(Text, default="")
