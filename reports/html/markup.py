@@ -12,6 +12,8 @@ import unicodedata
 from datetime import UTC, datetime
 from html import escape
 
+from reports.sections.text import prose
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _SLUG = re.compile(r"[^A-Za-z0-9_-]+")
@@ -47,16 +49,17 @@ def esc(text: object, *, limit: int | None = None, empty: str = "—") -> str:
 
 
 def code_spans(text: str, *, limit: int | None = None) -> str:
-    """Escaped text with Markdown `code` spans (as check texts write them) set as <code>."""
+    """Escaped prose (Python lists and JSON objects worded, as in the PDF) with Markdown `code` spans
+    (as check texts write them) set as <code>."""
     if limit is not None and len(text) > limit:
-        return esc(text, limit=limit)
+        return esc(prose(text), limit=limit)
     if "`" not in text:
-        return esc(text)
+        return esc(prose(text))
     parts = text.split("`")
     if len(parts) % 2 == 0:  # an odd number of backticks: the last one opens nothing
         parts[-2:] = [parts[-2] + parts[-1]]
     return "".join(
-        f"<code>{esc(p, empty='')}</code>" if i % 2 else esc(p, empty="") for i, p in enumerate(parts)
+        f"<code>{esc(p, empty='')}</code>" if i % 2 else esc(prose(p), empty="") for i, p in enumerate(parts)
     )
 
 

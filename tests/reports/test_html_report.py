@@ -293,3 +293,13 @@ def test_trend_and_the_tiers_drawing() -> None:
     assert drawing.count('<g class="crossing">') == 2 and drawing.count('<g class="zone') == 4
     assert "2 findings: Internet into Tier 3 · Backend RDMA" in drawing
     assert "1 finding: Tier 3 · Backend RDMA into Tier 2 · Frontend" in drawing
+
+
+def test_code_syntax_is_worded_as_prose() -> None:
+    finding = dataclasses.replace(
+        make_report_data().findings[0],
+        found='VRFs [\'MGMT\', \'management\'] carry {"port": 9090, "protocol": "TCP"}; set `mtu 9214`',
+    )
+    text = render_html(make_report_data([finding])).decode("utf-8")
+    assert "VRFs MGMT, management carry (port 9090, protocol TCP); set <code>mtu 9214</code>" in text
+    assert "[&#x27;MGMT&#x27;" not in text and "`" not in text.split("<script>")[0]
