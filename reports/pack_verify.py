@@ -110,8 +110,14 @@ def _read_zip(path: Path) -> dict[tuple[str, ...], bytes]:
 
 
 def _is_zip(path: Path) -> bool:
-    with path.open("rb") as fh:
-        return fh.read(4) in (b"PK\x03\x04", b"PK\x05\x06")
+    try:
+        with path.open("rb") as fh:
+            return fh.read(4) in (b"PK\x03\x04", b"PK\x05\x06")
+    except OSError as exc:
+        raise PackError(
+            f"{path}: not a readable pack archive ({exc.strerror or exc})",
+            hint="give the .tar.gz or .zip `auditor pack` wrote",
+        ) from None
 
 
 def read_pack(path: Path) -> dict[str, bytes]:

@@ -426,6 +426,8 @@ def test_hostile_zip_members_are_refused(tmp_path: Path) -> None:
     junk.write_bytes(b"PK\x03\x04 and then nothing a zip needs")
     with pytest.raises(PackError, match="the archive is damaged"):
         read_pack(junk)
+    with pytest.raises(PackError, match=r"missing\.zip: not a readable pack archive"):
+        read_pack(tmp_path / "missing.zip")
 
 
 def test_report_format_html_renders_the_lab_run_as_packed(lab: Path, pack: Path, tmp_path: Path) -> None:
