@@ -161,7 +161,7 @@ def verify_pruned(engine: Engine, run: str | None, pin: bytes | None) -> bool:
     """For `auditor verify --run N`: False when N (a run id) is not a pruned run; else print what its
     tombstone proves and return True (exit 0), or print every problem and exit 1."""
     from auditor.cli.runref import parse_run_ref
-    from auditor.ops.retention import verify_tombstone
+    from auditor.ops.tombstones import verify_tombstone
 
     run_id = parse_run_ref(run).run_id if run is not None else None
     check = verify_tombstone(engine, run_id, pin) if run_id is not None else None

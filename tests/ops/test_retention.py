@@ -18,7 +18,8 @@ from auditor.enums import RunStatus, TargetStatus
 from auditor.evidence.signing import Signer
 from auditor.evidence.verify import verify_run
 from auditor.facts import Vrf
-from auditor.ops.retention import Policy, RetentionError, prune, verify_tombstone
+from auditor.ops.retention import Policy, RetentionError, prune
+from auditor.ops.tombstones import verify_tombstone
 from auditor.store.models import GUARDED_TABLES, RETENTION_TABLES, Capture, Fact, Finding, Run, Tombstone
 from auditor.store.writer import FindingRow, RunWriter
 from tests.e2e.conftest import run_cli
