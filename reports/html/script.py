@@ -135,6 +135,7 @@ SCRIPT = r"""
     target.scrollIntoView();
   }
   window.addEventListener("hashchange", reveal);
+  window.addEventListener("beforeprint", function () { limit = Infinity; show(); });  // print every match
   show();
   reveal();
 })();
