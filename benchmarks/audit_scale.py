@@ -3,8 +3,9 @@
 Generates a fabric of N switches as offline files plus a config (audit_fabric.py), then runs the real
 CLI command in-process (`auditor audit -c ... -q`, every report format, console output to a file) with
 the pipeline's stages timed by wrapping the functions they call. Each (N, store) runs in its own process,
-so peak memory is that run's. Peak memory per stage is the process's peak resident set during that stage
-(Linux: VmHWM, reset at each stage start through /proc/self/clear_refs).
+so peak memory is that run's. CPU seconds (the process's, all threads) are printed beside the wall time:
+on a shared machine they say what the audit itself cost. Peak memory per stage is the process's peak
+resident set during that stage (Linux: VmHWM, reset at each stage start through /proc/self/clear_refs).
 
 Usage: python benchmarks/audit_scale.py [--sizes 200,2000] [--stores sqlite,postgresql] [--with-10k]
        [--profile STAGE] [--json out.json]
@@ -86,7 +87,7 @@ class Stages:
         self._depth += 1
         _reset_hwm()
         prof = cProfile.Profile() if name == self.profile_stage else None
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         try:
             if prof:
                 prof.enable()
@@ -98,7 +99,14 @@ class Stages:
                 pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(35)
                 pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(25)
                 self.profile_text += out.getvalue()
-            self.stages.append({"stage": name, "seconds": time.perf_counter() - t, "peak_mb": _hwm_mb()})
+            self.stages.append(
+                {
+                    "stage": name,
+                    "seconds": time.perf_counter() - t,
+                    "cpu": time.process_time() - cpu,
+                    "peak_mb": _hwm_mb(),
+                }
+            )
             self._depth -= 1
 
     @contextlib.contextmanager
@@ -162,13 +170,14 @@ def _merge(stages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per stage name (findings is two calls), in first-seen order."""
     out: dict[str, dict[str, Any]] = {}
     for s in stages:
-        row = out.setdefault(s["stage"], {"stage": s["stage"], "seconds": 0.0, "peak_mb": 0.0})
+        row = out.setdefault(s["stage"], {"stage": s["stage"], "seconds": 0.0, "cpu": 0.0, "peak_mb": 0.0})
         row["seconds"] += s["seconds"]
+        row["cpu"] += s["cpu"]
         row["peak_mb"] = max(row["peak_mb"], s["peak_mb"])
     return list(out.values())
 
 
-def child(n: int, store: str, profile: str | None, keep: Path | None) -> dict[str, Any]:
+def child(n: int, store: str, profile: str | None, keep: Path | None, formats: list[str]) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix=f"audit-scale-{n}-"))
     root = keep or tmp / "fabric"
     db_name = None
@@ -182,7 +191,7 @@ def child(n: int, store: str, profile: str | None, keep: Path | None) -> dict[st
         url = PG_ADMIN.rsplit("/", 1)[0] + f"/{db_name}"
     try:
         t = time.perf_counter()
-        config = generate(root, n, url, FORMATS)
+        config = generate(root, n, url, formats)
         gen_s = time.perf_counter() - t
         files = sum(1 for p in (root / "evidence").rglob("*") if p.is_file())
         open_store(url).dispose()  # the schema, outside the measured run
@@ -191,10 +200,10 @@ def child(n: int, store: str, profile: str | None, keep: Path | None) -> dict[st
         instrument(st)
         console_out = tmp / "console.txt"
         _reset_hwm()
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         with open(console_out, "w") as fh, contextlib.redirect_stdout(fh):
             code = app(["audit", "-c", str(config), "-q"], standalone_mode=False) or 0
-        total_s = time.perf_counter() - t
+        total_s, total_cpu = time.perf_counter() - t, time.process_time() - cpu
         peak = max([s["peak_mb"] for s in st.stages] + [_hwm_mb()])
         engine = create_engine(url)
         with engine.connect() as conn:
@@ -209,6 +218,7 @@ def child(n: int, store: str, profile: str | None, keep: Path | None) -> dict[st
             "generate_seconds": gen_s,
             "exit_code": code,
             "total_seconds": total_s,
+            "total_cpu": total_cpu,
             "peak_mb": peak,
             "stages": _merge(st.stages),
             "parts": st.parts,
@@ -235,9 +245,10 @@ def report(results: list[dict[str, Any]]) -> None:
             f"{r['total_seconds']:.1f} s, peak {r['peak_mb']:.0f} MB, exit {r['exit_code']}; console "
             f"{r['console_lines']:,} lines ({r['console_mb']:.1f} MB)"
         )
-        print(f"   {'stage':18}{'seconds':>9}{'peak MB':>9}")
+        print(f"   {'stage':18}{'seconds':>9}{'CPU s':>9}{'peak MB':>9}")
         for s in r["stages"]:
-            print(f"   {s['stage']:18}{s['seconds']:>9.2f}{s['peak_mb']:>9.0f}")
+            print(f"   {s['stage']:18}{s['seconds']:>9.2f}{s['cpu']:>9.2f}{s['peak_mb']:>9.0f}")
+        print(f"   {'total':18}{r['total_seconds']:>9.2f}{r['total_cpu']:>9.2f}{r['peak_mb']:>9.0f}")
         fails = {k[:-5]: v for k, v in sorted(r["findings"].items()) if k.endswith(" FAIL")}
         print(f"   failing: {', '.join(f'{k} {v}' for k, v in fails.items())}")
         for name, secs in sorted(r["parts"].items()):
@@ -266,12 +277,13 @@ def main() -> None:
     ap.add_argument("--with-10k", action="store_true", help="add N = 10,000 (several minutes per store)")
     ap.add_argument("--profile", help="cProfile this stage (e.g. collect, checks, report.pdf)")
     ap.add_argument("--keep", type=Path, help="generate the fabric here and keep it (one size only)")
+    ap.add_argument("--formats", default=",".join(FORMATS), help="report formats (default: all)")
     ap.add_argument("--json", type=Path, help="write the raw results here")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         n, store = args.child.split(":")
-        print(json.dumps(child(int(n), store, args.profile, args.keep)))
+        print(json.dumps(child(int(n), store, args.profile, args.keep, args.formats.split(","))))
         return
     sizes = [int(s) for s in args.sizes.split(",")] + ([10000] if args.with_10k else [])
     results = []
@@ -280,6 +292,7 @@ def main() -> None:
             cmd = [sys.executable, __file__, "--child", f"{n}:{store}"]
             cmd += ["--profile", args.profile] if args.profile else []
             cmd += ["--keep", str(args.keep)] if args.keep else []
+            cmd += ["--formats", args.formats]
             print(f"running {n:,} switches on {store} ...", file=sys.stderr, flush=True)
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if proc.returncode != 0:

@@ -5,9 +5,12 @@ the capture it points at, the name of the target it points at, its kind, subject
 edited, deleted, added, moved to another target or pointed at another capture changes it. It is kept per
 capture too, so `verify` can say which capture's facts changed.
 
-The writer reads back the rows committed since the last read, from the store, never from its own memory,
-so the seal and `verify` (which runs the same class over all rows at once) hash the same bytes; only the
-moment of reading changes. Sealing a large run then hashes only its last few facts.
+A run's only writer hashes each fact row as it writes it (`absorb`, after the batch commits): the data
+is stored as the very canonical JSON text it hashes, and the row ids come back from the store, so `verify`
+(which runs `advance` over all rows at once) hashes the same bytes without the writer reading every fact
+back. When the writer cannot vouch for that (other processes append too, a resumed run, a value whose
+text a database may re-spell), it reads back the rows committed since the last read instead (`advance`).
+Sealing a large run then hashes only its last few facts, or none.
 """
 
 from __future__ import annotations
@@ -29,6 +32,15 @@ def capture_key(run_id: int, capture_run: int | None, seq: int | None) -> str:
     if capture_run == run_id:
         return str(seq)
     return f"run {capture_run}, seq {seq}"
+
+
+def fact_line(
+    fact_id: int, cap_run: int | None, seq: int | None, target: str, kind: str, subject: str, data: bytes
+) -> bytes:
+    """The digest's line for one fact row, `data` being canonical_json of its data: the same bytes as
+    canonical_json([fact_id, cap_run, seq, target, kind, subject, data]) + newline, without re-encoding."""
+    head = canonical_json([fact_id, cap_run, seq, target, kind, subject])
+    return head[:-1] + b"," + data + b"]\n"
 
 
 class RunningFactsDigest:
@@ -63,6 +75,22 @@ class RunningFactsDigest:
             self._groups[key] = (n + 1, group)
             self._last_id = fact_id
             self.count += 1
+
+    def absorb(self, rows: list[tuple[int, int, bytes]]) -> None:
+        """Hash committed rows this writer wrote: (fact id, capture seq, line), in id order, all after
+        what was hashed so far (the caller checked that no other row of the run lies between)."""
+        for fact_id, seq, line in rows:
+            self._hash.update(line)
+            key = capture_key(self.run_id, self.run_id, seq)
+            n, group = self._groups.get(key) or (0, hashlib.sha256())
+            group.update(line)
+            self._groups[key] = (n + 1, group)
+            self._last_id = fact_id
+            self.count += 1
+
+    @property
+    def last_id(self) -> int | None:
+        return self._last_id
 
     def hexdigest(self) -> str:
         return self._hash.hexdigest()

@@ -22,13 +22,14 @@ from auditor.evidence.chain import LinkInput, genesis_hash, link_hash, sha256_he
 from auditor.evidence.signing import ALGORITHM, Signer
 from auditor.facts import FactRecord
 from auditor.normalize import Problem as ProblemRecord
+from auditor.store import bulk
 from auditor.store.digests import facts_from, findings_section
 from auditor.store.lease import this_host
 from auditor.store.models import Capture, Fact, Finding, Problem, Run, SealRecord, Target
-from auditor.store.running_digest import RunningFactsDigest
+from auditor.store.running_digest import RunningFactsDigest, fact_line
 from auditor.store.seal import SEAL_VERSION, build_document, encode
 
-DIGEST_EVERY = 5_000  # facts: the running facts digest reads back what was committed in steps this big
+DIGEST_EVERY = 5_000  # facts: when it reads back, the running facts digest does so in steps this big
 
 
 def utcnow() -> datetime:
@@ -107,6 +108,13 @@ class RunWriter:
         self._facts = 0
         self._conn: Connection | None = None  # the open batch's transaction, if any
         self._digest = RunningFactsDigest(run_id)
+        # The digest hashes facts as this writer writes them (see running_digest.py) while it is the run's
+        # only writer; a resumed run, or one other processes append to, is hashed as read back.
+        self.hash_on_write = True
+        self._target_names: dict[int, str] = {}
+        self._last_written: int | None = None  # the highest fact id below every row this writer adds
+        self._pending: list[tuple[int, int, bytes]] = []  # lines of the open batch, hashed at commit
+        self._pending_ok = True
 
     @classmethod
     def start(
@@ -170,6 +178,7 @@ class RunWriter:
                 )
             )
             writer = cls(engine, run_id, run.genesis, signer, resumes=run.resumes + 1)
+            writer.hash_on_write = False
             writer._load_head(conn)
             writer._facts = int(conn.execute(select(func.count()).where(Fact.run_id == run_id)).scalar_one())
         return writer
@@ -218,7 +227,7 @@ class RunWriter:
         if self._conn is not None:  # nested: part of the open batch
             yield
             return
-        saved = (self._prev, self._seq, self._facts)
+        saved = (self._prev, self._seq, self._facts, self._last_written)
         try:
             with self.engine.begin() as conn:
                 self._conn = conn
@@ -227,13 +236,49 @@ class RunWriter:
                 finally:
                     self._conn = None
         except BaseException:
-            self._prev, self._seq, self._facts = saved
+            self._prev, self._seq, self._facts, self._last_written = saved
+            self._pending, self._pending_ok = [], True
             raise
+        self._hash_committed()
         if self.on_batch is not None:
             self.on_batch()
         if self._facts - self._digest.count >= DIGEST_EVERY:
             with self.engine.connect() as conn:
                 self._digest.advance(conn)
+
+    def _hash_committed(self) -> None:
+        """Hash the batch's fact rows now that they are committed: as written, or read back when this
+        batch could not vouch for them."""
+        pending, ok = self._pending, self._pending_ok
+        self._pending, self._pending_ok = [], True
+        if ok:
+            self._digest.absorb(pending)
+            return
+        with self.engine.connect() as conn:
+            self._digest.advance(conn)
+        self._last_written = self._digest.last_id
+
+    def _id_floor(self, conn: Connection) -> int | None:
+        """Every fact id this writer adds next lies above this (None: not hashing on write)."""
+        if self.shared or not self.hash_on_write:
+            return None
+        if self._last_written is None:
+            self._last_written = bulk.max_fact_id(conn)
+        return self._last_written
+
+    def _queue_lines(
+        self, conn: Connection, floor: int | None, target_id: int, seq: int, written: list[bulk.WrittenFact]
+    ) -> None:
+        name = self._target_names.get(target_id)
+        ids = bulk.ids_after(conn, self.run_id, floor) if floor is not None and name is not None else []
+        if name is None or len(ids) != len(written) or not all(w.exact for w in written):
+            self._pending_ok = False  # hashed as read back when the batch commits
+            return
+        self._pending += [
+            (i, seq, fact_line(i, self.run_id, seq, name, w.kind, w.subject, w.data))
+            for i, w in zip(ids, written, strict=True)
+        ]
+        self._last_written = ids[-1]
 
     @contextmanager
     def _tx(self) -> Iterator[Connection]:
@@ -267,7 +312,9 @@ class RunWriter:
                     "started_at": utcnow(),
                 },
             )
-            return int(result.inserted_primary_key[0])  # type: ignore[index]
+            target_id = int(result.inserted_primary_key[0])  # type: ignore[index]
+            self._target_names[target_id] = name
+            return target_id
 
     def finish_target(
         self, target_id: int, status: TargetStatus, reason: str | None = None, notes: list[str] | None = None
@@ -335,20 +382,9 @@ class RunWriter:
             )
             capture_id = int(result.inserted_primary_key[0])  # type: ignore[index]
             if facts:
-                conn.execute(
-                    insert(Fact),
-                    [
-                        {
-                            "run_id": self.run_id,
-                            "target_id": target_id,
-                            "capture_id": capture_id,
-                            "kind": f.kind.value,
-                            "subject": f.subject(),
-                            "data": f.to_json(),
-                        }
-                        for f in facts
-                    ],
-                )
+                floor = self._id_floor(conn)
+                written = bulk.write_facts(conn, self.run_id, target_id, capture_id, facts)
+                self._queue_lines(conn, floor, target_id, seq, written)
             if problems:
                 self._insert_problems(conn, target_id, capture_id, problems)
             self._prev, self._seq = link, seq  # undone by batch() if the transaction fails

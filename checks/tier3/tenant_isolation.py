@@ -135,7 +135,9 @@ class BackendTenantIsolation(Check):
                 problems.append(f"leak to {crossed} ({leak}) on {bounded(on, 'device(s)')}")
             if len(leaks) > 5:
                 problems.append(f"and {len(leaks) - 5} more leak statement(s) to other tenants")
-            evidence += [f.source.fact if f.sink.vrf == name else f.sink.fact for f in flows][:10]
+            # the first ten by device and VRF, not by fact id (ids follow collection order)
+            ends = [f.source.fact if f.sink.vrf == name else f.sink.fact for f in flows]
+            evidence += sorted(ends, key=lambda x: (x.target, x.record.subject()))[:10]
             mapped = {f.target for facts in vnis[name].values() for f in facts}
             without = sorted(
                 v.target for v in vrfs[name] if v.target in vxlan_devices and v.target not in mapped
