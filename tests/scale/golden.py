@@ -75,7 +75,7 @@ def fabric_config(root: Path, n: int = FABRIC_SIZE) -> Path:
     """The generated fabric of benchmarks/audit_fabric.py (the benchmark's own generator)."""
     sys.path.insert(0, str(REPO / "benchmarks"))
     try:
-        from audit_fabric import generate  # type: ignore[import-not-found]
+        from audit_fabric import generate  # type: ignore[import-not-found,unused-ignore]
     finally:
         sys.path.pop(0)
     path: Path = generate(root / "fabric", n, f"sqlite:///{root / 'unused.db'}", ["json"])
