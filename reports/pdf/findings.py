@@ -42,7 +42,9 @@ def groups_section(
     rows = []
     for g in shown:
         waived = f" ({g.waived:,} waived)" if g.waived else ""
-        examples = "<br/>".join(esc(e, limit=SHORT_LIMIT) for e in g.examples)
+        examples = (
+            "" if g.count == 1 else "<br/>" + "<br/>".join(esc(e, limit=SHORT_LIMIT) for e in g.examples)
+        )
         more = (
             f'<br/><font color="#5A6270">and {g.count - len(g.examples):,} more</font>'
             if g.count > len(g.examples)
@@ -54,7 +56,7 @@ def groups_section(
                 Cell(f"{esc(TIER_SHORT[g.tier])}<br/>{esc(g.severity.value.upper())}", styles.cell),
                 status_cell(g.status, styles),
                 Cell(f'<a href="#{g.anchor}"><b>{g.count:,}</b>{waived}<br/>listing</a>', styles.cell),
-                Cell(f"<b>{esc(g.pattern, limit=SHORT_LIMIT)}</b><br/>{examples}{more}", styles.cell),
+                Cell(f"<b>{esc(g.pattern, limit=SHORT_LIMIT)}</b>{examples}{more}", styles.cell),
                 Cell(esc(g.found, limit=SHORT_LIMIT), styles.cell),
             ]
         )

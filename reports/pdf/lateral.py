@@ -27,11 +27,11 @@ def path_drawing(path: LateralPath, width: float) -> Drawing:
     nodes += [h.destination for h in path.hops]
     per_row = max(2, int((width + ARROW_W) // (NODE_W + ARROW_W)))
     rows = (len(nodes) + per_row - 1) // per_row
-    d = Drawing(width, rows * ROW_H - 14)
+    d = Drawing(width, rows * ROW_H - 4)
     for i, node in enumerate(nodes):
         r, c = divmod(i, per_row)
         x = c * (NODE_W + ARROW_W)
-        y = (rows - r - 1) * ROW_H + 4
+        y = (rows - r - 1) * ROW_H + 14
         last = i == len(nodes) - 1
         d.add(
             Rect(
@@ -86,7 +86,7 @@ def path_drawing(path: LateralPath, width: float) -> Drawing:
         ly = y + NODE_H / 2 + 5 if c else y + NODE_H + 15
         d.add(String(lx, ly, label, fontName=FONT_BOLD, fontSize=9, fillColor=CROSS, textAnchor="middle"))
         if c:
-            for k, line in enumerate(_wrap(plain(hop.allows), FONT, MIN_SIZE, ARROW_W - 4, 3)):
+            for k, line in enumerate(_wrap(plain(hop.allows), FONT, MIN_SIZE, ARROW_W - 4, 2)):
                 d.add(
                     String(
                         lx,

@@ -18,6 +18,23 @@ _LINK = re.compile(
 )
 
 
+def _link(body: str) -> tuple[str, str, str, str] | None:
+    """`A -> B (what it allows): why; why` split into its parts; the allows part may nest parentheses
+    ("and more (2 range(s) not shown)"), so it is matched by counting them."""
+    src, arrow, rest = body.partition(" -> ")
+    open_at = rest.find(" (")
+    if not arrow or open_at < 0:
+        return None
+    depth = 0
+    for i in range(open_at + 1, len(rest)):
+        depth += {"(": 1, ")": -1}.get(rest[i], 0)
+        if depth == 0:
+            if rest[i + 1 : i + 2] != ":":
+                return None
+            return src, rest[:open_at], rest[open_at + 2 : i], rest[i + 2 :].strip()
+    return None
+
+
 def hops(found: str) -> list[LateralHop]:
     """The links of a path, in order; a text that is not a path gives one hop holding all of it."""
     starts = list(_LINK_START.finditer(found))
@@ -25,12 +42,13 @@ def hops(found: str) -> list[LateralHop]:
     for i, m in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(found)
         body = found[m.end() : end].strip()
-        link = _LINK.match(body)
+        link = _link(body)
         if link is None:
             out.append(LateralHop(int(m[1]), "", "", "", [plain(body)]))
             continue
-        via = [plain(v.strip()) for v in link["via"].split("; ") if v.strip()]
-        out.append(LateralHop(int(m[1]), link["src"], link["dst"], plain(link["allows"]), via))
+        src, dst, allows, why = link
+        via = [plain(v.strip()) for v in why.split("; ") if v.strip()]
+        out.append(LateralHop(int(m[1]), src, dst, plain(allows), via))
     return out
 
 

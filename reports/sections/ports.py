@@ -16,7 +16,7 @@ from reports.model import ReportData
 from reports.sections.common import Facts, by_check, outcome, ranges_text, target_tiers
 from reports.sections.records import PortGroup, PortManifest, PortRow
 
-PORT_LIMIT = 4000  # rows of the complete listing drawn in the PDF appendix
+PORT_LIMIT = 2500  # rows of the complete listing drawn in the PDF appendix
 _KINDS = ("ethernet", "port-channel")
 CHECKS = ["T3-PORT-SEGREGATION", "T1-OOB-SWITCH-DEDICATED"]
 

@@ -4,6 +4,8 @@ the segmentation matrix, the framework artifacts, shared responsibility and the 
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import json
 import re
 import shutil
@@ -17,7 +19,10 @@ from PIL import Image
 from pypdf import PdfReader
 from pypdf.generic import Destination
 
+from auditor.enums import Severity, Status
 from tests.e2e.conftest import LAB, run_cli
+
+STATUS_ORDER = [Status.FAIL, Status.ERROR, Status.NOT_ASSESSED, Status.PASS, Status.NOT_APPLICABLE]
 
 SECTIONS = [
     "1. Executive summary",
@@ -258,3 +263,74 @@ def test_sections_package_imports_no_reportlab() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# Units on data the lab does not hold: a long path, a listing beyond its bound, an unknown control area.
+
+LONG_PATH = " ".join(
+    f"[{n}] zone-{n - 1} -> zone-{n} (TCP 22 to 10.250.{n}.0/24 and more (2 range(s) not shown)): "
+    f"route {n} via 10.0.0.{n}; ACL {n} permits"
+    for n in range(1, 8)
+)
+
+
+def test_lateral_path_with_many_hops_wraps_and_keeps_every_hop() -> None:
+    from reportlab.graphics import renderPDF
+
+    from reports.pdf.lateral import path_drawing
+    from reports.sections.lateral import hops
+    from reports.sections.records import LateralPath
+
+    parsed = hops(LONG_PATH)
+    assert [h.number for h in parsed] == list(range(1, 8))
+    assert parsed[3].source == "zone-3" and parsed[3].destination == "zone-4"
+    assert parsed[3].allows == "TCP 22 to 10.250.4.0/24 and more (2 range(s) not shown)"
+    assert parsed[3].via == ["route 4 via 10.0.0.4", "ACL 4 permits"]
+    one_row = path_drawing(
+        LateralPath("a -> oob", "a", "oob", Status.FAIL, Severity.CRITICAL, parsed[:2]), 757
+    )
+    wrapped = path_drawing(LateralPath("a -> oob", "a", "oob", Status.FAIL, Severity.CRITICAL, parsed), 757)
+    assert wrapped.height > one_row.height  # eight zones do not fit one row of a landscape page
+    text = squash(PdfReader(io.BytesIO(renderPDF.drawToString(wrapped))).pages[0].extract_text())
+    assert all(f"zone-{n}" in text for n in range(8))
+
+
+def test_listing_beyond_its_bound_lists_what_needs_attention_and_counts_the_rest(tmp_path: Path) -> None:
+    from reportlab.lib.pagesizes import A4, landscape
+    from reportlab.platypus import SimpleDocTemplate
+
+    from reports.pdf.findings import listing_section
+    from reports.pdf.styles import Styles
+    from tests.reports.sample_data import sample_findings
+
+    findings = sorted(sample_findings(), key=lambda f: STATUS_ORDER.index(f.status))
+    attention = [f for f in findings if f.status in (Status.FAIL, Status.ERROR, Status.NOT_ASSESSED)]
+    out = tmp_path / "listing.pdf"
+    SimpleDocTemplate(str(out), pagesize=landscape(A4)).build(
+        listing_section(findings, Styles(), 750, set(), list_all=len(attention))
+    )
+    text = " ".join(" ".join(p.extract_text() or "" for p in PdfReader(out).pages).split())
+    assert f"the {len(attention)} that need attention are listed here in full" in text
+    for f in attention:
+        assert squash(f.subject) in squash(text)
+    passing = [f for f in findings if f not in attention]
+    shown = {squash(f.found) for f in attention}
+    assert all(squash(f.found) not in squash(text) for f in passing if squash(f.found) not in shown)
+    assert f"The other {len(passing)} findings (passes and not applicable), per check" in text
+
+
+def test_a_control_area_no_check_covers_is_listed_as_such() -> None:
+    from reports.sections.responsibility import responsibility
+    from tests.reports.sample_data import make_report_data
+
+    data = dataclasses.replace(
+        make_report_data(),
+        intent={"shared_responsibility": {"facilities": "provider", "backend-fabric": "shared"}},
+    )
+    rows = {r.area: r for r in responsibility(data)}
+    assert (
+        rows["facilities"].checks == []
+        and rows["facilities"].result == "no check of this run covers this area"
+    )
+    assert rows["backend-fabric"].owner == "shared"
+    assert rows["backend-fabric"].checks and all(c.startswith("T3-") for c in rows["backend-fabric"].checks)
