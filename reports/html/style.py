@@ -78,7 +78,6 @@ table.findings th[aria-sort=descending] button.sort::after { content: " \\25BC";
 table.findings th, table.findings td:nth-child(-n+4) { white-space: nowrap; }
 table.findings td.subject, table.findings td.target { overflow-wrap: anywhere; min-width: 120px; }
 table.findings td.message { min-width: 320px; }
-table.findings tbody tr { content-visibility: auto; contain-intrinsic-size: auto 40px; }
 details summary { cursor: pointer; }
 dl.details { margin: 6px 0 2px; display: grid; grid-template-columns: max-content 1fr; gap: 3px 10px; }
 dl.details dt { font-weight: 600; color: var(--muted); }
@@ -109,6 +108,7 @@ footer { margin-top: 40px; color: var(--muted); font-size: 13px; border-top: 1px
   .filters, nav.toc { display: none !important; }
   thead th { position: static; }
   .scroll { overflow: visible; }
-  table.findings tbody tr { content-visibility: visible; }
+  table.findings th button.sort::after { content: none; }
+  #f-more { display: none !important; }
 }
 """
