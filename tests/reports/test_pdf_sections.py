@@ -18,6 +18,7 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 from pypdf.generic import Destination
+from sqlalchemy import Engine
 
 from auditor.enums import Severity, Status
 from tests.e2e.conftest import LAB, run_cli
@@ -334,3 +335,80 @@ def test_a_control_area_no_check_covers_is_listed_as_such() -> None:
     )
     assert rows["backend-fabric"].owner == "shared"
     assert rows["backend-fabric"].checks and all(c.startswith("T3-") for c in rows["backend-fabric"].checks)
+
+
+def test_flat_facts_read_back_the_fields_the_sections_use(engine: Engine) -> None:
+    """The sections' fast read (fields extracted by the database, records built without validation)
+    gives the stored values, JSON lists included, on SQLite and PostgreSQL alike."""
+    from datetime import UTC, datetime
+
+    from auditor.capture import RawCapture
+    from auditor.enums import FactKind, RunStatus, TargetStatus
+    from auditor.facts import FlowConversation, Interface, QosInterface
+    from auditor.store.writer import RunWriter
+    from reports.build import flat_facts
+
+    writer = RunWriter.start(engine, config={"intent": {}}, config_sha256="0" * 64, scope="flat")
+    target = writer.add_target(kind="device", name="be-leaf9")
+    records = [
+        Interface(
+            device="be-leaf9",
+            name="Ethernet1",
+            type="ethernet",
+            mode="trunk",
+            switchport=True,
+            trunk_allowed_vlans=[(3000, 3010), (3100, 3100)],
+            mtu=9214,
+            speed_mbps=400000,
+        ),
+        Interface(device="be-leaf9", name="Ethernet2", type="ethernet", mode="routed", vrf="RDMA-A"),
+        QosInterface(
+            device="be-leaf9",
+            interface="Ethernet1",
+            pfc_no_drop_priorities=[3, 4],
+            ecn_queues=[3],
+            trust="dscp",
+        ),
+        FlowConversation(
+            source="s3://logs",
+            src_addr="10.20.0.1",
+            dst_addr="10.250.0.9",
+            action="ACCEPT",
+            records=3,
+            packets=40,
+        ),
+    ]
+    capture = RawCapture("be-leaf9", "synthetic", "show all", "be-leaf9", datetime.now(UTC), b"x", {})
+    writer.ingest(target, capture, redactions=0, redaction_kinds={}, facts=records)
+    writer.finish_target(target, TargetStatus.OK)
+    writer.seal(RunStatus.COMPLETE)
+    ports = [
+        f.record
+        for f in flat_facts(engine, writer.run_id, FactKind.INTERFACE)
+        if isinstance(f.record, Interface)
+    ]
+    assert len(ports) == 2
+    assert [(p.name, p.mode, p.vrf, p.mtu) for p in ports] == [
+        ("Ethernet1", "trunk", "default", 9214),
+        ("Ethernet2", "routed", "RDMA-A", None),
+    ]
+    assert [tuple(r) for r in ports[0].trunk_allowed_vlans or []] == [(3000, 3010), (3100, 3100)]
+    assert (
+        ports[0].speed_mbps == 400000 and ports[0].switchport is True and ports[1].trunk_allowed_vlans is None
+    )
+    (qos,) = flat_facts(engine, writer.run_id, FactKind.QOS_INTERFACE)
+    assert isinstance(qos.record, QosInterface)
+    assert (qos.record.pfc_no_drop_priorities, qos.record.ecn_queues, qos.record.trust) == (
+        [3, 4],
+        [3],
+        "dscp",
+    )
+    assert qos.target == "be-leaf9" and len(qos.capture_sha256) == 64
+    (flow,) = flat_facts(engine, writer.run_id, FactKind.FLOW_CONVERSATION)
+    assert isinstance(flow.record, FlowConversation)
+    assert (flow.record.src_addr, flow.record.action, flow.record.records, flow.record.packets) == (
+        "10.20.0.1",
+        "ACCEPT",
+        3,
+        40,
+    )
