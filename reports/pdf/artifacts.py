@@ -15,6 +15,10 @@ BODY_PORT_GROUPS = 120
 PORT_STYLE = [("FONTNAME", (0, 1), (0, -1), "Helvetica-Bold")]
 
 
+def port_anchor(index: int) -> str:
+    return f"port-{index}"
+
+
 def ports_section(ports: PortManifest, styles: Styles, width: float, listing: bool) -> list[Flowable]:
     out: list[Flowable] = [
         Paragraph(
@@ -27,9 +31,17 @@ def ports_section(ports: PortManifest, styles: Styles, width: float, listing: bo
     ]
     if not ports.groups:
         return [*out, Paragraph("No switch port was read in this run.", styles.body)]
+    listed = {f"{r.device} {r.port}": i for i, r in enumerate(ports.rows)} if listing else {}
+
+    def tier_cell(tier: str, example: str) -> Cell:
+        """The tier, linking to the group's first port in the listing when the listing holds it."""
+        if example in listed:
+            return Cell(f'<a href="#{port_anchor(listed[example])}"><b>{esc(tier)}</b></a>', styles.cell)
+        return Cell(f"<b>{esc(tier)}</b>", styles.cell)
+
     rows = [
         [
-            Cell(f"<b>{esc(g.tier)}</b>", styles.cell),
+            tier_cell(g.tier, g.example),
             Cell(esc(g.vrf), styles.cell_mono),
             Cell(esc(g.vlans), styles.cell_mono),
             Cell(esc(g.tenant, empty="-"), styles.cell),
@@ -55,7 +67,7 @@ def ports_section(ports: PortManifest, styles: Styles, width: float, listing: bo
         )
     if listing:
         shown = len(ports.rows)
-        where = "the port listing appendix" + (
+        where = 'the <a href="#port-listing">port listing appendix</a>' + (
             f" (its first {shown:,}; every port is in the run's facts in the evidence pack)"
             if shown < ports.total
             else ""
@@ -68,9 +80,12 @@ def ports_listing(ports: PortManifest, styles: Styles, width: float) -> list[Flo
     """Each port as plain-string cells (thousands of rows lay out in seconds), in chunked tables."""
     cols = _scaled([130, 80, 90, 90, 80, 60, 70, 160], width)
     chars = [max(4, int((w - 7) / CHAR_W)) for w in cols]
+    firsts = {g.example for g in ports.groups}  # the summary's groups link to their first port
     rows = [
         [
-            _lines(r.device, chars[0]),
+            Cell(f'<a name="{port_anchor(i)}"/>{esc(r.device)}', styles.cell_bold)
+            if f"{r.device} {r.port}" in firsts
+            else _lines(r.device, chars[0]),
             _lines(r.port, chars[1]),
             _lines(f"{r.kind}, {r.mode}", chars[2]),
             _lines(r.vrf, chars[3]),
@@ -79,7 +94,7 @@ def ports_listing(ports: PortManifest, styles: Styles, width: float) -> list[Flo
             _lines(r.tenant or "-", chars[6]),
             _lines(r.declared or "not in the manifest", chars[7]),
         ]
-        for r in ports.rows
+        for i, r in enumerate(ports.rows)
     ]
     intro = Paragraph(
         f"{len(ports.rows):,} of {ports.total:,} switch ports"

@@ -18,14 +18,18 @@ CUSTODY_STYLE = [
 ]
 
 
+def capture_anchor(seq: int) -> str:
+    return f"capture-{seq}"
+
+
 def custody_summary(custody: Custody, styles: Styles, width: float) -> list[Flowable]:
     total = sum(s.captures for s in custody.summary)
     out: list[Flowable] = [
         Paragraph(
             f"{total:,} captures, each stored redacted with its SHA-256 and chained to the one before it "
             "(the chain head on the cover commits to all of them, in order). Per target kind and capture "
-            "format below; every capture, with its command or API call, time and hash, is in the custody "
-            "appendix.",
+            "format below, each linking to its first capture; every capture, with its command or API "
+            'call, time and hash, is in the <a href="#custody-listing">custody appendix</a>.',
             styles.body,
         )
     ]
@@ -33,7 +37,7 @@ def custody_summary(custody: Custody, styles: Styles, width: float) -> list[Flow
         return [*out, Paragraph("No capture was stored for this run.", styles.body)]
     rows = [
         [
-            Cell(f"<b>{esc(s.group)}</b>", styles.cell),
+            Cell(f'<a href="#{capture_anchor(s.first_seq)}"><b>{esc(s.group)}</b></a>', styles.cell),
             Cell(f"{s.targets:,}", styles.cell_right),
             Cell(f"{s.captures:,}", styles.cell_right),
             Cell(f"{s.bytes:,}", styles.cell_right),
@@ -57,9 +61,12 @@ def custody_listing(custody: Custody, styles: Styles, width: float) -> list[Flow
     """Every capture in chain order, as plain-string cells in chunked tables."""
     cols = _scaled([30, 110, 180, 140, 84, 50, 178], width)
     chars = [max(4, int((w - 7) / CHAR_W)) for w in cols]
+    firsts = {s.first_seq for s in custody.summary}  # the summary's rows link here
     rows = [
         [
-            str(c.seq),
+            Cell(f'<a name="{capture_anchor(c.seq)}"/>{c.seq}', styles.cell)
+            if c.seq in firsts
+            else str(c.seq),
             _lines(c.target, chars[1]),
             _lines(c.source, chars[2], 2) + "\n" + _lines(c.format, chars[2], 1),
             _lines(c.origin, chars[3], 3),

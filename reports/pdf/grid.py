@@ -75,12 +75,13 @@ def _lines(text: str, chars: int, lines: int = 2) -> str:
 
 def plain_tables(
     names: Sequence[str],
-    rows: Sequence[Sequence[str]],
+    rows: Sequence[Sequence[object]],
     cols: Sequence[float],
     styles: Styles,
     extra: Sequence[tuple[object, ...]] = (),
 ) -> list[Flowable]:
-    """Listings of plain-string rows (8 pt, control characters already cleaned) in chunks of CHUNK."""
+    """Listings of plain-string rows (8 pt, control characters already cleaned; a Paragraph where a row
+    is a link destination) in chunks of CHUNK."""
     out: list[Flowable] = []
     for start in range(0, max(1, len(rows)), CHUNK):
         body = [list(r) for r in rows[start : start + CHUNK]]

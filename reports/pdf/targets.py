@@ -35,8 +35,9 @@ def targets_summary(targets: Sequence[TargetInfo], styles: Styles, width: float)
     names = ["Kind", "Tier", *[s.value.upper() for s in TargetStatus], "Total"]
     out: list[Flowable] = [
         Paragraph(
-            f"{len(targets):,} targets planned, by kind, tier and how their collection went; every target "
-            "with its platform, role, captures and notes is in the targets appendix.",
+            f"{len(targets):,} targets planned, by kind, tier and how their collection went; every "
+            "target with its platform, role, captures and notes is in the "
+            '<a href="#target-listing">targets appendix</a>.',
             styles.body,
         ),
         *chunked(names, rows, [120, 90, 60, 60, 60, 60, 60], width, styles),

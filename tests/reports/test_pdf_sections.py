@@ -66,6 +66,23 @@ class Lab:
             if isinstance(item, Destination):
                 self.marks[str(item.title)] = (self.reader.get_destination_page_number(item) or 0) + 1
 
+    def links_from(self, title: str) -> list[int]:
+        """The pages the links on a section's first page lead to."""
+        page_of = {
+            p.indirect_reference.idnum: n for n, p in enumerate(self.reader.pages, 1) if p.indirect_reference
+        }
+        out = []
+        for annot in self.reader.pages[self.marks[title] - 1].get("/Annots", []):
+            dest = annot.get_object().get("/Dest")
+            if isinstance(dest, list) and dest:
+                out.append(page_of[dest[0].idnum])
+        return out
+
+    def span(self, title: str) -> range:
+        """The pages of a top-level section."""
+        start = self.marks[title]
+        return range(start, min([p for p in self.marks.values() if p > start] + [len(self.texts) + 1]))
+
     def section(self, title: str) -> str:
         """The text of one top-level section: from its page to the page before the next section."""
         start = self.marks[title]
