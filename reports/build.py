@@ -200,33 +200,38 @@ def _parsed(value: Any) -> Any:
 
 
 def flat_facts(engine: Engine, run_id: int, kind: FactKind) -> list[StoredFact[FactRecord]]:
-    """The run's facts of one flat kind, holding the fields FLAT_FIELDS names (absent ones: defaults)."""
+    """The run's facts of one flat kind, holding the fields FLAT_FIELDS names (absent ones: defaults).
+
+    Targets and captures are looked up in small maps rather than joined into every row."""
     names = list(FLAT_FIELDS[kind])
     parse = [cast == "json" for cast in FLAT_FIELDS[kind].values()]
+    fields = [_field(n, c) for n, c in FLAT_FIELDS[kind].items()]
     query = (
-        select(
-            Fact.id,
-            Target.name,
-            Capture.seq,
-            Capture.content_sha256,
-            Capture.format,
-            *(_field(n, c) for n, c in FLAT_FIELDS[kind].items()),
-        )
-        .join(Target, Target.id == Fact.target_id)
-        .join(Capture, Capture.id == Fact.capture_id)
+        select(Fact.id, Fact.target_id, Fact.capture_id, *fields)
         .where(Fact.run_id == run_id, Fact.kind == kind.value)
         .order_by(Fact.id)
     )
     model = fact_model(kind)
     out: list[StoredFact[FactRecord]] = []
     with engine.connect() as conn:
-        for fid, target, seq, sha, fmt, *values in conn.execute(query):
+        named = conn.execute(select(Target.id, Target.name).where(Target.run_id == run_id)).tuples().all()
+        targets = dict(named)
+        captures = {
+            cid: (int(seq), sha, fmt)
+            for cid, seq, sha, fmt in conn.execute(
+                select(Capture.id, Capture.seq, Capture.content_sha256, Capture.format).where(
+                    Capture.run_id == run_id
+                )
+            )
+        }
+        for fid, target_id, capture_id, *values in conn.execute(query):
             given = {
                 n: _parsed(v) if p else v
                 for n, v, p in zip(names, values, parse, strict=True)
                 if v is not None
             }
-            out.append(StoredFact(int(fid), kind, target, int(seq), sha, unchecked(model, given), fmt))
+            seq, sha, fmt = captures[capture_id]
+            out.append(StoredFact(int(fid), kind, targets[target_id], seq, sha, unchecked(model, given), fmt))
     return out
 
 
