@@ -16,6 +16,7 @@ Sealing a large run then hashes only its last few facts, or none.
 from __future__ import annotations
 
 import hashlib
+from json.encoder import encode_basestring
 from typing import Any
 
 from sqlalchemy import Connection, select
@@ -39,8 +40,16 @@ def fact_line(
 ) -> bytes:
     """The digest's line for one fact row, `data` being canonical_json of its data: the same bytes as
     canonical_json([fact_id, cap_run, seq, target, kind, subject, data]) + newline, without re-encoding."""
-    head = canonical_json([fact_id, cap_run, seq, target, kind, subject])
-    return head[:-1] + b"," + data + b"]\n"
+    strings = ",".join(_string(x) for x in (target, kind, subject))
+    return f"[{_number(fact_id)},{_number(cap_run)},{_number(seq)},{strings},".encode() + data + b"]\n"
+
+
+def _number(value: int | None) -> str:
+    return "null" if value is None else str(int(value))
+
+
+def _string(value: str | None) -> str:
+    return "null" if value is None else encode_basestring(value)  # as json.dumps(ensure_ascii=False)
 
 
 class RunningFactsDigest:
