@@ -124,7 +124,9 @@ def _mtu_text(mtus: Counter[int]) -> str:
 
 def _capacity_text(found: Sequence[FindingInfo], speed_mbps: int) -> str:
     ratios = [float(m[1]) for f in found if (m := _RATIO.search(f.found))]
-    total = f"{speed_mbps / 1_000_000:,.1f} Tb/s of Ethernet ports" if speed_mbps else "no port speeds"
+    tbps = speed_mbps / 1_000_000
+    rate = f"{tbps / 1000:,.1f} Pb/s" if tbps >= 1000 else f"{tbps:,.1f} Tb/s"
+    total = f"{rate} of Ethernet ports" if speed_mbps else "no port speeds"
     if not ratios:
         return f"{total}; no uplink/downlink ratio in the findings"
     return f"{total}; {len(found):,} leaves judged, worst ratio {max(ratios):.2f}"
