@@ -68,12 +68,14 @@ class RunningFactsDigest:
             select(Fact.id, Capture.run_id, Capture.seq, Target.name, Fact.kind, Fact.subject, Fact.data)
             .outerjoin(Capture, Capture.id == Fact.capture_id)
             .outerjoin(Target, Target.id == Fact.target_id)
-            .where(Fact.run_id == self.run_id)
             .order_by(Fact.id)
             .execution_options(yield_per=_FETCH)
         )
-        if self._last_id is not None:
-            query = query.where(Fact.id > self._last_id)
+        if self._last_id is None:
+            query = query.where(Fact.run_id == self.run_id)
+        else:  # the primary-key range only: through the (run_id, kind) index, every step walked the
+            # whole run again (SQLite), quadratic over a run read back in steps
+            query = query.where(Fact.id > self._last_id, (Fact.run_id + 0) == self.run_id)
         rows = conn.execute(query)
         for fact_id, cap_run, seq, target, kind, subject, data in rows:
             line = canonical_json([fact_id, cap_run, seq, target, kind, subject, data]) + b"\n"
