@@ -44,8 +44,8 @@ def local_run(devices: DevSim, tmp_path_factory: pytest.TempPathFactory) -> dict
     tmp = tmp_path_factory.mktemp("local")
     store = f"sqlite:///{tmp / 'local.db'}"
     counted = {name: len(devices.log.for_device(name)) for name in devices.devices}
-    outcome = run_audit(fleet_config(devices, store, tmp), render=False)
     engine = open_store(store)
+    outcome = run_audit(fleet_config(devices, store, tmp), engine=engine, render=False)
     captures = stored_captures(engine, outcome.run_id)
     engine.dispose()
     per_device = {name: len(devices.log.for_device(name)) - counted[name] for name in devices.devices}
