@@ -216,12 +216,21 @@ def measure(mode: str, workers: int, fleet_file: Path, args: argparse.Namespace)
                 except subprocess.TimeoutExpired:
                     p.kill()
             drop()
+            _delete_queue(args.broker, queue)
     if proc.returncode != 0:
         print(f"{mode} failed:\n{proc.stderr[-3000:]}", file=sys.stderr)
         return None
     fig: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
     fig.update(mode=mode, worker_processes=workers, slots=args.slots * max(1, workers))
     return fig
+
+
+def _delete_queue(broker: str, queue: str) -> None:
+    """Leave no queue behind on the broker (RabbitMQ keeps a durable queue, and what is left in it)."""
+    from kombu.connection import Connection
+
+    with Connection(broker) as conn:  # type: ignore[no-untyped-call]
+        conn.default_channel.queue_delete(queue)
 
 
 def main() -> None:
