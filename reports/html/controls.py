@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 from auditor.enums import Status, WaiverState
-from reports.html.labels import STATUS_LABEL, STATUS_ORDER, TIER_SHORT, result_label
+from reports.html.labels import result_label
 from reports.html.markup import code_spans, esc, row, slug, table
+from reports.labels import STATUS_LABEL, STATUS_ORDER, TIER_SHORT
 from reports.model import CheckOutcome, FrameworkResult, ReportData
 
 TEXT_LIMIT = 1000

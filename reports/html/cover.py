@@ -3,10 +3,18 @@ the commands that verify it. An auditor should be able to identify the run and c
 
 from __future__ import annotations
 
-from auditor.enums import Status, TargetStatus, Tier, WaiverState
-from reports.html.labels import STATUS_LABEL, STATUS_ORDER, TIER_LABEL, status_totals, verdict, waived_count
-from reports.html.markup import duration_text, esc, utc_text
-from reports.json_report import TIER_ORDER
+from auditor.enums import Status, TargetStatus, WaiverState
+from reports.html.markup import esc
+from reports.labels import (
+    STATUS_LABEL,
+    STATUS_ORDER,
+    declared_tiers_text,
+    duration_text,
+    status_totals,
+    utc_text,
+    verdict,
+    waived_count,
+)
 from reports.model import ReportData
 
 
@@ -16,15 +24,6 @@ def _kv(rows: list[tuple[str, str, str]]) -> str:
         f'<tr><th scope="row">{esc(k)}</th><td class="{tone}">{v}</td></tr>' for k, v, tone in rows
     )
     return f'<table class="facts"><tbody>{body}</tbody></table>'
-
-
-def _tiers(data: ReportData) -> str:
-    declared = sorted(set(data.run.declared_tiers), key=TIER_ORDER.__getitem__)
-    missing = [t for t in Tier if t is not Tier.CROSS and t not in declared]
-    text = ", ".join(TIER_LABEL[t] for t in declared) or "none"
-    if missing:
-        text += f" (not declared, checks NOT APPLICABLE: {', '.join(TIER_LABEL[t] for t in missing)})"
-    return esc(text)
 
 
 def _targets(data: ReportData) -> str:
@@ -90,7 +89,8 @@ def verify_commands(data: ReportData) -> list[str]:
 def banner(data: ReportData) -> str:
     totals = status_totals(data)
     waived = waived_count(data)
-    headline, tone = verdict(totals, waived)
+    headline, status = verdict(totals, waived)
+    tone = status.value if status else "WAIVED"
     detail = " · ".join(
         f"{totals[s]:,} {STATUS_LABEL[s]}" + (f" ({waived} waived)" if s is Status.FAIL and waived else "")
         for s in STATUS_ORDER
@@ -123,7 +123,7 @@ def cover(data: ReportData, contents: str = "") -> str:
             ("Started", esc(utc_text(run.started_at)), ""),
             ("Finished", esc(finished), ""),
             ("Tool version", esc(f"segmentation-auditor {run.tool_version}"), ""),
-            ("Declared tiers", _tiers(data), ""),
+            ("Declared tiers", esc(declared_tiers_text(data)), ""),
             ("Targets", _targets(data), ""),
             ("Evidence captures", f"{run.capture_count:,}", ""),
             ("Normalized facts", f"{run.fact_count:,}", ""),

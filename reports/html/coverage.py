@@ -4,8 +4,8 @@ collection status, and what redaction took out of the captures (counts only, nev
 from __future__ import annotations
 
 from auditor.enums import TargetStatus
-from reports.html.labels import TIER_SHORT
 from reports.html.markup import esc, pill, row, table
+from reports.labels import TIER_SHORT
 from reports.model import ReportData, TargetInfo
 from reports.sections.records import NotAssessedRow
 

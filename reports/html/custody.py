@@ -3,7 +3,8 @@ summarised per target kind and format, then listed in full (folded)."""
 
 from __future__ import annotations
 
-from reports.html.markup import esc, row, table, utc_text
+from reports.html.markup import esc, row, table
+from reports.labels import utc_text
 from reports.sections.records import Custody
 
 LISTING_LIMIT = 20_000  # rows in the page; the pack's captures/index.json lists every capture

@@ -3,7 +3,8 @@ cross-tier flows, where the logs are kept and for how long) and the lateral path
 
 from __future__ import annotations
 
-from reports.html.markup import esc, pill, row, status_pill, table, utc_text
+from reports.html.markup import esc, pill, row, status_pill, table
+from reports.labels import utc_text
 from reports.sections.records import FlowAnalysis, LateralAnalysis, LateralPath
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from reports.html.labels import STATUS_LABEL, STATUS_ORDER, TIER_LABEL
-from reports.html.markup import esc, row, status_pill, table, utc_text
+from reports.html.markup import esc, row, status_pill, table
 from reports.html.summary import bar
+from reports.labels import STATUS_LABEL, STATUS_ORDER, TIER_LABEL, utc_text
 from reports.sections.common import words
 from reports.sections.records import Crossing, MatrixRow, TierPicture, TrendPoint
 

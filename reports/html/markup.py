@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import UTC, datetime
 from html import escape
 
 from reports.sections.text import prose
@@ -66,25 +65,6 @@ def code_spans(text: str, *, limit: int | None = None) -> str:
 def slug(text: str) -> str:
     """An id-safe token (anchors such as #check-T3-VRF-NO-DEFAULT-ROUTE)."""
     return _SLUG.sub("_", text).strip("_") or "x"
-
-
-def utc_text(value: datetime | None) -> str:
-    """A timestamp for people: `2025-03-14 09:26:53 UTC`; naive values are taken as UTC already."""
-    if value is None:
-        return "—"
-    dt = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    return dt.strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def duration_text(start: datetime, end: datetime | None) -> str:
-    """Elapsed time as `13 min 41 s`; a dash while the run has not finished."""
-    if end is None:
-        return "—"
-    a = start.replace(tzinfo=UTC) if start.tzinfo is None else start
-    b = end.replace(tzinfo=UTC) if end.tzinfo is None else end
-    hours, rest = divmod(max(0, int((b - a).total_seconds())), 3600)
-    mins, sec = divmod(rest, 60)
-    return f"{hours} h {mins} min {sec} s" if hours else f"{mins} min {sec} s" if mins else f"{sec} s"
 
 
 def table(head: list[str], rows: list[str], *, cls: str = "grid", ident: str = "") -> str:

@@ -7,17 +7,10 @@ from collections import Counter
 
 from auditor.enums import Status, Tier
 from reports.controls import requirement_counts
-from reports.html.labels import (
-    RESULT_ORDER,
-    SEVERITIES,
-    STATUS_LABEL,
-    STATUS_ORDER,
-    TIER_LABEL,
-    result_label,
-    verdict,
-)
+from reports.html.labels import RESULT_ORDER, SEVERITIES, result_label
 from reports.html.markup import esc, row, table
 from reports.json_report import summary_counts
+from reports.labels import STATUS_LABEL, STATUS_ORDER, TIER_LABEL, verdict
 from reports.model import ReportData
 
 BAR_W = 240.0
@@ -53,7 +46,8 @@ def _count_cell(n: int, tone: str, attention: bool) -> str:
 def tier_result(row_counts: dict[Status, int], declared: bool, waived: int) -> tuple[str, str]:
     if sum(row_counts.values()) == 0:
         return ("NOT DECLARED" if not declared else "NO FINDINGS"), "none"
-    _, tone = verdict(row_counts, waived)
+    _, status = verdict(row_counts, waived)
+    tone = status.value if status else "WAIVED"
     short = {"FAIL": "FAIL", "ERROR": "ERROR", "NOT_ASSESSED": "INCOMPLETE", "PASS": "PASS"}
     return short.get(tone, "N/A" if tone == "NOT_APPLICABLE" else "WAIVED"), tone
 

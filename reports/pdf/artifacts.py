@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable, Paragraph
 
+from reports.labels import utc_text
 from reports.pdf.grid import CHAR_W, _lines, chunked, plain_tables, status_cell
 from reports.pdf.styles import Styles
 from reports.pdf.tables import SHORT_LIMIT, TEXT_LIMIT, Cell, _scaled
-from reports.pdf.text import esc, utc_text
+from reports.pdf.text import esc
 from reports.sections.records import DefaultDenyRow, FlowAnalysis, PortManifest
 
 BODY_PORT_GROUPS = 120

@@ -9,55 +9,25 @@ import re
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, HRFlowable, Paragraph, Spacer, Table, TableStyle
 
-from auditor.enums import Status, TargetStatus, Tier, WaiverState
-from reports.json_report import TIER_ORDER, summary_counts
-from reports.model import ReportData
-from reports.pdf.styles import (
-    MONO,
-    NAVY,
-    PANEL,
-    RULE,
-    RUN_STATUS_BG,
-    STATUS_BG,
-    STATUS_FG,
+from auditor.enums import Status, TargetStatus, WaiverState
+from reports.labels import (
     STATUS_LABEL,
     STATUS_PRIORITY,
-    TIER_LABEL,
-    Styles,
+    declared_tiers_text,
+    duration_text,
+    status_totals,
+    utc_text,
+    verdict,
+    waived_count,
 )
-from reports.pdf.text import duration_text, esc, hex_lines, utc_text
+from reports.model import ReportData
+from reports.pdf.styles import MONO, NAVY, PANEL, RULE, RUN_STATUS_BG, STATUS_BG, STATUS_FG, Styles
+from reports.pdf.text import esc, hex_lines
 from reports.pdf.toc import Heading
 
 LABEL_WIDTH = 130.0
 CELL_PAD = 6.0
 _FINGERPRINT = re.compile(r"SHA256:[0-9a-f]+")
-
-
-def status_totals(data: ReportData) -> dict[Status, int]:
-    """Findings per status over all tiers."""
-    grid = summary_counts(data.findings)
-    return {s: sum(row[s.value] for row in grid.values()) for s in Status}
-
-
-def verdict(totals: dict[Status, int], waived: int = 0) -> tuple[str, Status]:
-    """The headline: failures outrank gaps, gaps outrank passes; never 'pass' on missing evidence.
-
-    Waived failures (accepted risks) do not make the headline FAILURES FOUND, but they are named."""
-    if totals[Status.FAIL] > waived:
-        return "FAILURES FOUND", Status.FAIL
-    if totals[Status.ERROR]:
-        return "INCOMPLETE: CHECKS IN ERROR", Status.ERROR
-    if totals[Status.NOT_ASSESSED]:
-        return "INCOMPLETE: EVIDENCE MISSING", Status.NOT_ASSESSED
-    if waived:
-        return f"PASS WITH {waived:,} WAIVED FAILURE{'S' if waived > 1 else ''}", Status.NOT_ASSESSED
-    if totals[Status.PASS]:
-        return "ALL ASSESSED CHECKS PASS", Status.PASS
-    return "NO APPLICABLE FINDINGS", Status.NOT_APPLICABLE
-
-
-def waived_count(data: ReportData) -> int:
-    return sum(1 for f in data.findings if f.waived)
 
 
 def chain_text(data: ReportData) -> tuple[str, Status]:
@@ -155,15 +125,6 @@ def verify_commands(data: ReportData) -> str:
     )
 
 
-def _tiers_text(data: ReportData) -> str:
-    declared = sorted(set(data.run.declared_tiers), key=TIER_ORDER.__getitem__)
-    missing = [t for t in Tier if t is not Tier.CROSS and t not in declared]
-    text = ", ".join(TIER_LABEL[t] for t in declared) or "none"
-    if missing:
-        text += f" (not declared, checks NOT APPLICABLE: {', '.join(TIER_LABEL[t] for t in missing)})"
-    return esc(text)
-
-
 def _targets_text(data: ReportData) -> str:
     counts = {s: sum(1 for t in data.targets if t.status is s) for s in TargetStatus}
     parts = [f"{counts[s]} {s.value}" for s in TargetStatus if counts[s]]
@@ -173,7 +134,8 @@ def _targets_text(data: ReportData) -> str:
 def _banner(data: ReportData, styles: Styles, width: float) -> Table:
     totals = status_totals(data)
     waived = waived_count(data)
-    headline, status = verdict(totals, waived)
+    headline, tone = verdict(totals, waived)
+    status = tone or Status.NOT_ASSESSED  # only waived failures: the tint of an open question
     detail = " · ".join(
         f"{totals[s]} {STATUS_LABEL[s]}" + (f" ({waived} waived)" if s is Status.FAIL and waived else "")
         for s in sorted(Status, key=STATUS_PRIORITY.__getitem__)
@@ -232,7 +194,7 @@ def cover_page(data: ReportData, styles: Styles, width: float) -> list[Flowable]
         ("Finished", esc(_finished_text(data))),
         ("Report generated", esc(utc_text(data.generated_at))),
         ("Tool version", esc(f"segmentation-auditor {run.tool_version}")),
-        ("Declared tiers", _tiers_text(data)),
+        ("Declared tiers", esc(declared_tiers_text(data))),
         ("Targets", _targets_text(data)),
         ("Evidence captures", f"{run.capture_count:,}"),
         ("Normalized facts", f"{run.fact_count:,}"),

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable, Paragraph
 
+from reports.labels import utc_text
 from reports.pdf.grid import CHAR_W, _lines, chunked, plain_tables
 from reports.pdf.styles import FONT_BOLD, MONO, Styles
 from reports.pdf.tables import Cell, _scaled
-from reports.pdf.text import esc, utc_text
+from reports.pdf.text import esc
 from reports.sections.records import Custody
 
 CUSTODY_STYLE = [

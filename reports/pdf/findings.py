@@ -9,9 +9,10 @@ from collections.abc import Collection, Sequence
 from reportlab.platypus import Flowable, Paragraph
 
 from auditor.enums import Status
+from reports.labels import TIER_SHORT
 from reports.model import FindingInfo
 from reports.pdf.grid import chunked, status_cell
-from reports.pdf.styles import TIER_SHORT, Styles
+from reports.pdf.styles import Styles
 from reports.pdf.tables import (
     SHORT_LIMIT,
     TEXT_LIMIT,

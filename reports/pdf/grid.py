@@ -8,7 +8,8 @@ from collections.abc import Iterable, Sequence
 from reportlab.platypus import Flowable, Table
 
 from auditor.enums import Status
-from reports.pdf.styles import FONT, MIN_SIZE, SMALL_LEADING, STATUS_LABEL, Styles
+from reports.labels import STATUS_LABEL
+from reports.pdf.styles import FONT, MIN_SIZE, SMALL_LEADING, Styles
 from reports.pdf.tables import Cell, _base_style, _header, _scaled
 from reports.pdf.text import esc, plain
 

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 from reportlab.platypus import Flowable, Paragraph
 
+from reports.labels import TIER_LABEL
 from reports.pdf.grid import chunked, status_cell
-from reports.pdf.styles import TIER_LABEL, Styles
+from reports.pdf.styles import Styles
 from reports.pdf.tables import TEXT_LIMIT, Cell
 from reports.pdf.text import esc
 from reports.sections.records import MatrixRow

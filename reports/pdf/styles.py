@@ -9,7 +9,7 @@ from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 
-from auditor.enums import RunStatus, Severity, Status, TargetStatus, Tier
+from auditor.enums import RunStatus, Severity, Status, TargetStatus
 
 FONT = "Helvetica"
 FONT_BOLD = "Helvetica-Bold"
@@ -41,13 +41,6 @@ STATUS_FG: dict[Status, colors.Color] = {
     Status.PASS: colors.HexColor("#1E5631"),
     Status.NOT_APPLICABLE: colors.HexColor("#4A4F57"),
 }
-STATUS_LABEL: dict[Status, str] = {
-    Status.PASS: "PASS",
-    Status.FAIL: "FAIL",
-    Status.ERROR: "ERROR",
-    Status.NOT_ASSESSED: "NOT ASSESSED",
-    Status.NOT_APPLICABLE: "NOT APPLICABLE",
-}
 STATUS_MEANING: dict[Status, str] = {
     Status.FAIL: "The evidence shows the declared segmentation does not hold.",
     Status.ERROR: "The check could not be evaluated (a fault in the check or its input): unresolved.",
@@ -55,27 +48,7 @@ STATUS_MEANING: dict[Status, str] = {
     Status.PASS: "The evidence shows the declared segmentation holds for this subject.",
     Status.NOT_APPLICABLE: "The tier or subject is not declared in scope of the audit config.",
 }
-# Reading order of the findings table: what needs attention first.
-STATUS_PRIORITY: dict[Status, int] = {
-    Status.FAIL: 0,
-    Status.ERROR: 1,
-    Status.NOT_ASSESSED: 2,
-    Status.PASS: 3,
-    Status.NOT_APPLICABLE: 4,
-}
 
-TIER_LABEL: dict[Tier, str] = {
-    Tier.OOB: "Tier 1 · Out-of-band",
-    Tier.FRONTEND: "Tier 2 · Frontend",
-    Tier.BACKEND: "Tier 3 · Backend RDMA",
-    Tier.CROSS: "Cross-tier",
-}
-TIER_SHORT: dict[Tier, str] = {
-    Tier.OOB: "T1 oob",
-    Tier.FRONTEND: "T2 frontend",
-    Tier.BACKEND: "T3 backend",
-    Tier.CROSS: "cross-tier",
-}
 
 RUN_STATUS_BG: dict[RunStatus, colors.Color] = {
     RunStatus.COMPLETE: STATUS_BG[Status.PASS],

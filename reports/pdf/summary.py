@@ -11,9 +11,9 @@ from reportlab.platypus import Flowable, Paragraph, Spacer, Table, TableStyle
 
 from auditor.enums import Severity, Status, Tier
 from reports.json_report import summary_counts
+from reports.labels import STATUS_LABEL, TIER_LABEL, verdict, waived_count
 from reports.model import ReportData
 from reports.pdf.controls import framework_summary
-from reports.pdf.cover import verdict, waived_count
 from reports.pdf.styles import (
     FONT_BOLD,
     INK,
@@ -22,9 +22,7 @@ from reports.pdf.styles import (
     RULE,
     STATUS_BG,
     STATUS_FG,
-    STATUS_LABEL,
     STATUS_MEANING,
-    TIER_LABEL,
     WHITE,
     ZEBRA,
     Styles,
@@ -49,8 +47,8 @@ def tier_result(row: dict[str, int], declared: bool, waived: int = 0) -> tuple[s
         return ("NOT DECLARED" if not declared else "NO FINDINGS"), None
     counts = {s: row[s.value] for s in Status}
     text, status = verdict(counts, waived)
-    if status is Status.NOT_ASSESSED and not counts[Status.NOT_ASSESSED]:
-        return "WAIVED", status  # only accepted risks stand between this tier and a pass
+    if status is None:
+        return "WAIVED", Status.NOT_ASSESSED  # only accepted risks stand between this tier and a pass
     short = {
         Status.FAIL: "FAIL",
         Status.ERROR: "ERROR",

@@ -14,6 +14,7 @@ from reportlab.platypus import Paragraph, Table, TableStyle
 
 from auditor.enums import Status
 from reports.json_report import SEVERITY_ORDER, TIER_ORDER
+from reports.labels import STATUS_LABEL, STATUS_PRIORITY, TIER_SHORT
 from reports.model import CheckInfo, EvidenceRef, FindingInfo, ProblemInfo, TargetInfo
 from reports.pdf.styles import (
     FONT,
@@ -23,10 +24,7 @@ from reports.pdf.styles import (
     NAVY,
     RULE,
     SMALL_LEADING,
-    STATUS_LABEL,
-    STATUS_PRIORITY,
     TARGET_STATUS_BG,
-    TIER_SHORT,
     WHITE,
     ZEBRA,
     Styles,

@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from reportlab.platypus import Flowable, Paragraph
 
 from auditor.enums import TargetStatus
+from reports.labels import TIER_SHORT
 from reports.model import TargetInfo
 from reports.pdf.grid import CHAR_W, _lines, chunked, plain_tables
-from reports.pdf.styles import TIER_SHORT, Styles
+from reports.pdf.styles import Styles
 from reports.pdf.tables import Cell, _reason_markup, _scaled
 from reports.pdf.text import esc
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import UTC, datetime
 from functools import lru_cache
 from xml.sax.saxutils import escape
 
@@ -93,27 +92,3 @@ def hex_lines(digest: str | None, per_line: int = 64) -> str:
         return "—"
     clean = escape(_clean(digest))
     return "<br/>".join(clean[i : i + per_line] for i in range(0, len(clean), per_line))
-
-
-def utc_text(value: datetime | None) -> str:
-    """A timestamp for people: `2025-03-14 09:26:53 UTC`; naive values are taken as UTC already."""
-    if value is None:
-        return "—"
-    dt = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    return dt.strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def duration_text(start: datetime, end: datetime | None) -> str:
-    """Elapsed run time as `13 min 41 s`, or a dash while the run has not finished."""
-    if end is None:
-        return "—"
-    a = start.replace(tzinfo=UTC) if start.tzinfo is None else start
-    b = end.replace(tzinfo=UTC) if end.tzinfo is None else end
-    secs = max(0, int((b - a).total_seconds()))
-    hours, rest = divmod(secs, 3600)
-    mins, sec = divmod(rest, 60)
-    if hours:
-        return f"{hours} h {mins} min {sec} s"
-    if mins:
-        return f"{mins} min {sec} s"
-    return f"{sec} s"
