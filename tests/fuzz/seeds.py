@@ -84,6 +84,22 @@ SEEDS: list[Seed] = [
         _NTC_IOS / "show_ip_route/cisco_ios_show_ip_route.raw",
         _dev("ios", "show ip route vrf *"),
     ),
+    Seed(
+        "eos.show-mgmt",
+        FIXTURES / "devsim/eos/show_management_ssh.txt",
+        _dev("eos", "show management ssh"),
+    ),
+    Seed(
+        "eos.show-mgmt",
+        FIXTURES / "devsim/eos/show_management_api_http-commands.txt",
+        _dev("eos", "show management api http-commands"),
+    ),
+    Seed("ios.show-mgmt", FIXTURES / "devsim/ios/show_ip_ssh.txt", _dev("ios", "show ip ssh")),
+    Seed(
+        "ios.show-text",
+        FIXTURES / "devsim/ios/show_ip_http_server_status.txt",
+        _dev("ios", "show ip http server status"),
+    ),
     Seed("junos.config", FIXTURES / "junos/ai_leaf.conf", _dev("junos")),
     Seed("junos.config", FIXTURES / "junos/batfish_juniper_firewall.set", _dev("junos")),
     Seed("nxos.running-config", FIXTURES / "nxos/batfish_nxos_vrf/running-config.txt", _dev("nxos")),
