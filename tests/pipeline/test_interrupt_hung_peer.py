@@ -94,13 +94,34 @@ def _config(tmp_path: Path, peers: list[SilentPeer]) -> Path:
     return path
 
 
+def _signal_masks(pid: int) -> str:
+    """The child's blocked, ignored and caught signal masks (an inherited SIG_IGN would explain a hang)."""
+    status = Path(f"/proc/{pid}/status")
+    if not status.exists():
+        return "no /proc status"
+    lines = status.read_text().splitlines()
+    return ", ".join(
+        line.replace("\t", " ") for line in lines if line.startswith(("SigBlk", "SigIgn", "SigCgt"))
+    )
+
+
+def _dump(proc: subprocess.Popen[str]) -> str:
+    """Every thread's stack of a process that did not exit (faulthandler prints them on SIGABRT)."""
+    proc.send_signal(signal.SIGABRT)
+    try:
+        return proc.communicate(timeout=10)[0][-6000:]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.communicate()[0][-6000:]
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_interrupt_returns_promptly_while_a_worker_hangs(
     tmp_path: Path, peers: list[SilentPeer], sig: signal.Signals
 ) -> None:
     cfg = _config(tmp_path, peers)
     path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
-    env = {**os.environ, "SILENT_PASSWORD": "x", "PYTHONPATH": path}
+    env = {**os.environ, "SILENT_PASSWORD": "x", "PYTHONPATH": path, "PYTHONFAULTHANDLER": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "auditor", "audit", "-c", str(cfg), "-q", "--workers", "1"],
         cwd=tmp_path,
@@ -115,8 +136,14 @@ def test_interrupt_returns_promptly_while_a_worker_hangs(
         time.sleep(0.5)  # the worker is now blocked reading the SSH banner
         assert proc.poll() is None, proc.communicate()[0]
         signalled = time.monotonic()
+        masks = _signal_masks(proc.pid)
         proc.send_signal(sig)
-        out, _ = proc.communicate(timeout=DEADLINE)
+        try:
+            out, _ = proc.communicate(timeout=2 * PROMPT)
+        except subprocess.TimeoutExpired:
+            pytest.fail(
+                f"still running {2 * PROMPT:.0f} s after {sig.name} ({masks}); its threads:\n{_dump(proc)}"
+            )
         took = time.monotonic() - signalled
     finally:
         if proc.poll() is None:
