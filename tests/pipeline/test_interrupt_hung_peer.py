@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,19 @@ def _config(tmp_path: Path, peers: list[SilentPeer]) -> Path:
     return path
 
 
+@contextmanager
+def _ctrl_c_as_at_a_terminal() -> Iterator[None]:
+    """Children started here get SIGINT at its default, as a command run at a terminal does. A shell
+    without job control starts background commands with SIGINT and SIGQUIT ignored (POSIX), and a test
+    run started that way (`pytest ... &` in a script) passed the ignore on: the audit never saw Ctrl-C.
+    A handler (unlike an ignore) is reset to the default at exec."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _signal_masks(pid: int) -> str:
     """The child's blocked, ignored and caught signal masks (an inherited SIG_IGN would explain a hang)."""
     status = Path(f"/proc/{pid}/status")
@@ -122,14 +136,15 @@ def test_interrupt_returns_promptly_while_a_worker_hangs(
     cfg = _config(tmp_path, peers)
     path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
     env = {**os.environ, "SILENT_PASSWORD": "x", "PYTHONPATH": path, "PYTHONFAULTHANDLER": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "auditor", "audit", "-c", str(cfg), "-q", "--workers", "1"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    with _ctrl_c_as_at_a_terminal():
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "auditor", "audit", "-c", str(cfg), "-q", "--workers", "1"],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
     try:
         # One worker: the first device hangs it, the second is never started.
         assert any(p.accepted.wait(60) for p in peers), "the audit never connected to the silent peer"
