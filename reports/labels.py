@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from auditor.enums import Status, Tier
+from auditor.enums import Severity, Status, Tier
 from reports.json_report import TIER_ORDER, summary_counts
-from reports.model import ReportData
+from reports.model import ReportData, RequirementStatus
 
 STATUS_LABEL: dict[Status, str] = {
     Status.PASS: "PASS",
@@ -38,6 +38,19 @@ TIER_SHORT: dict[Tier, str] = {
     Tier.BACKEND: "T3 backend",
     Tier.CROSS: "cross-tier",
 }
+
+
+SEVERITIES = list(Severity)
+# A framework requirement's results, in the same reading order: what needs attention first.
+RESULT_ORDER = [
+    RequirementStatus.FAIL,
+    RequirementStatus.ERROR,
+    RequirementStatus.NOT_ASSESSED,
+    RequirementStatus.WAIVED,
+    RequirementStatus.PASS,
+    RequirementStatus.NOT_APPLICABLE,
+]
+RESULT_LABEL: dict[RequirementStatus, str] = {r: r.value.replace("_", " ") for r in RequirementStatus}
 
 
 def status_totals(data: ReportData) -> dict[Status, int]:

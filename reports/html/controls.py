@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 from auditor.enums import Status, WaiverState
-from reports.html.labels import result_label
 from reports.html.markup import code_spans, esc, row, slug, table
-from reports.labels import STATUS_LABEL, STATUS_ORDER, TIER_SHORT
+from reports.labels import RESULT_LABEL, STATUS_LABEL, STATUS_ORDER, TIER_SHORT
 from reports.model import CheckOutcome, FrameworkResult, ReportData
 
 TEXT_LIMIT = 1000
@@ -50,7 +49,7 @@ def _framework(fw: FrameworkResult, catalogue: set[str]) -> str:
                     f"{total[Status.PASS]:,}",
                     f"{total[Status.FAIL]:,}",
                     f"{total[Status.NOT_ASSESSED]:,}",
-                    f'<span class="pill tone-{req.result.value}">{esc(result_label(req.result))}</span>',
+                    f'<span class="pill tone-{req.result.value}">{esc(RESULT_LABEL[req.result])}</span>',
                 ]
             )
         )

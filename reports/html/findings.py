@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from auditor.enums import Status, Tier
-from reports.html.labels import SEVERITIES
 from reports.html.markup import code_spans, esc, slug
 from reports.html.script import PAGE
 from reports.json_report import SEVERITY_ORDER, TIER_ORDER
-from reports.labels import STATUS_LABEL, STATUS_ORDER, STATUS_PRIORITY, TIER_LABEL, TIER_SHORT
+from reports.labels import SEVERITIES, STATUS_LABEL, STATUS_ORDER, STATUS_PRIORITY, TIER_LABEL, TIER_SHORT
 from reports.model import EvidenceRef, FindingInfo, ReportData
 from reports.sections.grouping import finding_anchor, ordered_findings
 from reports.sections.records import FindingGroup

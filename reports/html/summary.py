@@ -7,10 +7,17 @@ from collections import Counter
 
 from auditor.enums import Status, Tier
 from reports.controls import requirement_counts
-from reports.html.labels import RESULT_ORDER, SEVERITIES, result_label
 from reports.html.markup import esc, row, table
 from reports.json_report import summary_counts
-from reports.labels import STATUS_LABEL, STATUS_ORDER, TIER_LABEL, verdict
+from reports.labels import (
+    RESULT_LABEL,
+    RESULT_ORDER,
+    SEVERITIES,
+    STATUS_LABEL,
+    STATUS_ORDER,
+    TIER_LABEL,
+    verdict,
+)
 from reports.model import ReportData
 
 BAR_W = 240.0
@@ -105,7 +112,7 @@ def framework_table(data: ReportData) -> str:
     scale = max((sum(c.values()) for _, c in counted), default=1)
     rows = []
     for fw, counts in counted:
-        segments = [(r.value, result_label(r), counts[r]) for r in RESULT_ORDER]
+        segments = [(r.value, RESULT_LABEL[r], counts[r]) for r in RESULT_ORDER]
         label = f"{fw.framework} {fw.version}"
         rows.append(
             row(
@@ -114,7 +121,7 @@ def framework_table(data: ReportData) -> str:
                 + [bar(label, segments, scale)]
             )
         )
-    head = ["Framework", *[esc(result_label(r)) for r in RESULT_ORDER], "Requirements"]
+    head = ["Framework", *[esc(RESULT_LABEL[r]) for r in RESULT_ORDER], "Requirements"]
     return table(head, rows, cls="grid counts", ident="summary-frameworks")
 
 

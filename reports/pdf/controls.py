@@ -9,6 +9,7 @@ from reportlab.platypus import CondPageBreak, Flowable, Paragraph, Spacer, Table
 
 from auditor.enums import Status, WaiverState
 from reports.controls import requirement_counts
+from reports.labels import RESULT_LABEL, RESULT_ORDER
 from reports.model import (
     CheckOutcome,
     FrameworkResult,
@@ -43,22 +44,6 @@ RESULT_COLOUR: dict[RequirementStatus, Status] = {
     RequirementStatus.PASS: Status.PASS,
     RequirementStatus.NOT_APPLICABLE: Status.NOT_APPLICABLE,
 }
-RESULT_LABEL: dict[RequirementStatus, str] = {
-    RequirementStatus.FAIL: "FAIL",
-    RequirementStatus.ERROR: "ERROR",
-    RequirementStatus.NOT_ASSESSED: "NOT ASSESSED",
-    RequirementStatus.WAIVED: "WAIVED",
-    RequirementStatus.PASS: "PASS",
-    RequirementStatus.NOT_APPLICABLE: "NOT APPLICABLE",
-}
-SUMMARY_ORDER = [
-    RequirementStatus.FAIL,
-    RequirementStatus.ERROR,
-    RequirementStatus.NOT_ASSESSED,
-    RequirementStatus.WAIVED,
-    RequirementStatus.PASS,
-    RequirementStatus.NOT_APPLICABLE,
-]
 
 
 def _grid(extra: Sequence[tuple[object, ...]] = ()) -> TableStyle:
@@ -91,7 +76,7 @@ def framework_summary(data: ReportData, styles: Styles, width: float) -> list[Fl
     if not data.controls:
         return []
     header = [Paragraph("Framework", styles.th)] + [
-        Paragraph(esc(RESULT_LABEL[r]), styles.th_center) for r in SUMMARY_ORDER
+        Paragraph(esc(RESULT_LABEL[r]), styles.th_center) for r in RESULT_ORDER
     ]
     rows: list[list[object]] = [header]
     commands: list[tuple[object, ...]] = [
@@ -102,9 +87,9 @@ def framework_summary(data: ReportData, styles: Styles, width: float) -> list[Fl
         counts = requirement_counts(fw)
         rows.append(
             [Paragraph(f"<b>{esc(fw.framework)}</b> {esc(fw.version)}", styles.cell)]
-            + [str(counts[res]) for res in SUMMARY_ORDER]
+            + [str(counts[res]) for res in RESULT_ORDER]
         )
-        for c, res in enumerate(SUMMARY_ORDER, start=1):
+        for c, res in enumerate(RESULT_ORDER, start=1):
             if counts[res] and res not in (RequirementStatus.PASS, RequirementStatus.NOT_APPLICABLE):
                 commands += _tint(c, r, res)
     status_w = 60.0  # "APPLICABLE" in bold 8 pt fits on one line

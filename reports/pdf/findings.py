@@ -14,6 +14,7 @@ from reports.model import FindingInfo
 from reports.pdf.grid import chunked, status_cell
 from reports.pdf.styles import Styles
 from reports.pdf.tables import (
+    FINDING_COLUMNS,
     SHORT_LIMIT,
     TEXT_LIMIT,
     Cell,
@@ -159,16 +160,7 @@ def listing_section(
                 styles.body,
             )
         )
-    names = [
-        "#",
-        "Check",
-        "Tier / severity",
-        "Status",
-        "Subject",
-        "Expected",
-        "Found",
-        "Evidence (seq, sha256)",
-    ]
+    names = FINDING_COLUMNS
     widths = [24, 150, 54, 58, 106, 116, 128, 96]
     out += chunked(names, listing_rows(listed, styles, linked), widths, width, styles)
     if len(listed) < len(findings):

@@ -85,6 +85,19 @@ class _SharedCells:
         return cell
 
 
+# The findings listing's columns (the grouped body listing and the complete appendix alike).
+FINDING_COLUMNS = [
+    "#",
+    "Check",
+    "Tier / severity",
+    "Status",
+    "Subject",
+    "Expected",
+    "Found",
+    "Evidence (seq, sha256)",
+]
+
+
 def finding_order(f: FindingInfo) -> tuple[int, int, int, str, str, str, str]:
     """Failures first, then errors, gaps, passes, not-applicable; then severity, tier, check, subject."""
     return (
@@ -192,16 +205,7 @@ def findings_table(
 
     Status is a tinted badge inside its cell rather than a per-row table style command: thousands of
     cell commands make every page split re-process them all."""
-    names = [
-        "#",
-        "Check",
-        "Tier / severity",
-        "Status",
-        "Subject",
-        "Expected",
-        "Found",
-        "Evidence (seq, sha256)",
-    ]
+    names = FINDING_COLUMNS
     rows: list[Row] = [_header(names, styles)]
     shared = _SharedCells()
     for i, f in enumerate(sorted(findings, key=finding_order), start=1):
