@@ -57,8 +57,11 @@ def test_two_audits_of_one_scope_exactly_one_runs(
     codes = sorted([a.returncode, b.returncode])
     assert codes.count(75) == 1 and codes[0] in (0, 1, 3), (out_a, out_b)
     busy, holder = (out_a, b) if a.returncode == 75 else (out_b, a)
-    assert "same scope is already running: run 1" in busy.replace("\n", " ")
-    assert f"pid {holder.pid}" in busy.replace("\n", " ")
+    said = busy.replace("\n", " ")
+    # Refused between the holder's lock and its run row, there is no run or pid to name yet, and it says so.
+    if "another audit that is starting (no run recorded yet)" not in said:
+        assert "same scope is already running: run 1" in said
+        assert f"pid {holder.pid}" in said
     assert [r for r, _ in runs(store)] == [1]  # the second never started a run
     assert mark_a.exists() != mark_b.exists()  # and never reached its checks
 
