@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -385,6 +386,14 @@ def _interrupted() -> NoReturn:
     console.print(
         "[yellow]interrupted[/]: a run in progress is recorded as interrupted, collected evidence is kept"
     )
+    if threading.active_count() > 1:
+        # Workers left hanging on a device were abandoned (the run is sealed): finalising the interpreter
+        # under them can abort it (SIGABRT, a daemon thread holding a stream's lock), losing what was
+        # printed but not yet flushed and the exit code. Flush, then leave without finalising.
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
     sys.exit(130)
 
 
