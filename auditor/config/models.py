@@ -679,7 +679,8 @@ class AuditConfig(_Strict):
     store: str = "sqlite:///auditor.db"
     output: Path = Path("audit-output")
     reports: list[str] = Field(
-        default=["json", "pdf"], description="report formats: json, pdf, html, csv, junit, oscal, or a plugin's"
+        default=["json", "pdf"],
+        description="report formats: json, pdf, html, csv, junit, oscal, or a plugin's",
     )
     scope: str = Field(default="", description="free text for the report cover: what is audited and why")
     organisation: str = Field(default="", description="who is audited, for the report cover")
