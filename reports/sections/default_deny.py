@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from typing import TypeVar
 
 from auditor.enums import FactKind
 from auditor.facts import Acl, AwsNetworkAcl, AwsSecurityGroup, K8sNamespace, K8sNetworkPolicy
@@ -12,11 +13,17 @@ from reports.model import ReportData
 from reports.sections.common import Facts, by_check, outcome, target_tiers, words
 from reports.sections.records import DefaultDenyRow
 
+R = TypeVar("R")
+
 ANY = {"0.0.0.0/0", "::/0"}
 SG_CHECKS = ["T2-SG-DEFAULT-DENY", "T2-DEFAULT-SG-EMPTY"]
 NACL_CHECKS = ["T2-NACL-DEFAULT-DENY"]
 ACL_CHECKS = ["T1-OOB-ACCESS-JUMP-HOSTS-ONLY", "T1-MGMT-PLANE-IN-OOB-VRF"]
 K8S_CHECKS = ["T2-NS-DEFAULT-DENY", "T2-NO-CROSS-TENANT", "T2-EGRESS-PROXY-ONLY"]
+
+
+def _account_region(_target: str, rules: AwsSecurityGroup | AwsNetworkAcl) -> str:
+    return f"{rules.account}/{rules.region}"
 
 
 def _sg_open(sg: AwsSecurityGroup) -> bool:
@@ -56,25 +63,28 @@ def _deny_all(p: K8sNetworkPolicy) -> set[str]:
     return out
 
 
+def _open_flags(
+    facts: Facts,
+    kind: FactKind,
+    model: type[R],
+    scope_of: Callable[[str, R], str],
+    is_open: Callable[[R], bool],
+) -> dict[str, list[bool]]:
+    """Per scope, whether each rule set of one kind lets anything in from anywhere."""
+    flags: dict[str, list[bool]] = defaultdict(list)
+    for f in facts.get(kind, ()):
+        if isinstance(f.record, model):
+            flags[scope_of(f.target, f.record)].append(is_open(f.record))
+    return flags
+
+
 def _rows(
-    family: str,
-    items: dict[str, list[bool]],
-    checks: list[str],
-    data: ReportData,
-    detail: Callable[[str], str],
+    family: str, items: dict[str, list[bool]], checks: list[str], data: ReportData, detail: str
 ) -> list[DefaultDenyRow]:
     status, result = outcome(by_check(data.findings), checks)
     return [
         DefaultDenyRow(
-            family,
-            scope,
-            len(flags),
-            flags.count(False),
-            flags.count(True),
-            detail(scope),
-            status,
-            result,
-            checks,
+            family, scope, len(flags), flags.count(False), flags.count(True), detail, status, result, checks
         )
         for scope, flags in sorted(items.items())
     ]
@@ -82,28 +92,15 @@ def _rows(
 
 def default_deny(data: ReportData, facts: Facts) -> list[DefaultDenyRow]:
     rows: list[DefaultDenyRow] = []
-    sgs: dict[str, list[bool]] = defaultdict(list)
-    for f in facts.get(FactKind.AWS_SECURITY_GROUP, ()):
-        if isinstance(f.record, AwsSecurityGroup):
-            sgs[f"{f.record.account}/{f.record.region}"].append(_sg_open(f.record))
-    rows += _rows(
-        "security groups", sgs, SG_CHECKS, data, lambda s: "open: an inbound rule from 0.0.0.0/0 or ::/0"
-    )
-    nacls: dict[str, list[bool]] = defaultdict(list)
-    for f in facts.get(FactKind.AWS_NETWORK_ACL, ()):
-        if isinstance(f.record, AwsNetworkAcl):
-            nacls[f"{f.record.account}/{f.record.region}"].append(_nacl_open(f.record))
-    rows += _rows(
-        "network ACLs", nacls, NACL_CHECKS, data, lambda s: "open: all traffic allowed in from anywhere"
-    )
+    sgs = _open_flags(facts, FactKind.AWS_SECURITY_GROUP, AwsSecurityGroup, _account_region, _sg_open)
+    rows += _rows("security groups", sgs, SG_CHECKS, data, "open: an inbound rule from 0.0.0.0/0 or ::/0")
+    nacls = _open_flags(facts, FactKind.AWS_NETWORK_ACL, AwsNetworkAcl, _account_region, _nacl_open)
+    rows += _rows("network ACLs", nacls, NACL_CHECKS, data, "open: all traffic allowed in from anywhere")
     tiers = target_tiers(data)
-    acls: dict[str, list[bool]] = defaultdict(list)
-    for f in facts.get(FactKind.ACL, ()):
-        if isinstance(f.record, Acl):
-            acls[f"{tiers.get(f.target, 'untiered')} devices"].append(_acl_open(f.record))
-    rows += _rows(
-        "device ACLs", acls, ACL_CHECKS, data, lambda s: "open: permit ip any any; otherwise implicit deny"
+    acls = _open_flags(
+        facts, FactKind.ACL, Acl, lambda target, _acl: f"{tiers.get(target, 'untiered')} devices", _acl_open
     )
+    rows += _rows("device ACLs", acls, ACL_CHECKS, data, "open: permit ip any any; otherwise implicit deny")
     namespaces: dict[str, set[str]] = defaultdict(set)
     for f in facts.get(FactKind.K8S_NAMESPACE, ()):
         if isinstance(f.record, K8sNamespace):
