@@ -1,59 +1,134 @@
-"""Typed fact records: what normalizers produce and checks read."""
+"""Typed fact records: what normalizers produce and checks read.
 
-from auditor.facts.aws import (
-    AwsFlowLogConfig,
-    AwsFlowLogDestination,
-    AwsGateway,
-    AwsNetworkAcl,
-    AwsNetworkInterface,
-    AwsRoute,
-    AwsRouteTable,
-    AwsSecurityGroup,
-    AwsSubnet,
-    AwsTgwAttachment,
-    AwsTgwRouteTable,
-    AwsVpc,
-    NaclEntry,
-    SgRule,
-    TgwRoute,
-)
-from auditor.facts.base import Coverage, FactRecord, fact_model, record_from_json
-from auditor.facts.flows import FlowConversation, FlowLogStats
-from auditor.facts.kubernetes import (
-    ContainerPort,
-    DnsForward,
-    IngressBackend,
-    K8sDnsConfig,
-    K8sIngress,
-    K8sNamespace,
-    K8sNetworkPolicy,
-    K8sPod,
-    K8sService,
-    LabelSelector,
-    PolicyFlavor,
-    PolicyPeer,
-    PolicyPort,
-    PolicyRule,
-    ServicePort,
-)
-from auditor.facts.network import (
-    Acl,
-    AclBinding,
-    AclEntry,
-    BgpNeighbor,
-    Device,
-    IbPartition,
-    IfAddress,
-    Interface,
-    LldpNeighbor,
-    MgmtService,
-    PartitionMember,
-    QosInterface,
-    Route,
-    Vlan,
-    Vrf,
-    VxlanVni,
-)
+The submodules load on first use (PEP 562), so a command that needs only the Kubernetes models does not
+pay for the AWS and network ones at start-up; `record_from_json` loads them all when it must.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from auditor.facts.aws import (
+        AwsFlowLogConfig,
+        AwsFlowLogDestination,
+        AwsGateway,
+        AwsNetworkAcl,
+        AwsNetworkInterface,
+        AwsRoute,
+        AwsRouteTable,
+        AwsSecurityGroup,
+        AwsSubnet,
+        AwsTgwAttachment,
+        AwsTgwRouteTable,
+        AwsVpc,
+        NaclEntry,
+        SgRule,
+        TgwRoute,
+    )
+    from auditor.facts.base import Coverage, FactRecord, fact_model, record_from_json
+    from auditor.facts.flows import FlowConversation, FlowLogStats
+    from auditor.facts.kubernetes import (
+        ContainerPort,
+        DnsForward,
+        IngressBackend,
+        K8sDnsConfig,
+        K8sIngress,
+        K8sNamespace,
+        K8sNetworkPolicy,
+        K8sPod,
+        K8sService,
+        LabelSelector,
+        PolicyFlavor,
+        PolicyPeer,
+        PolicyPort,
+        PolicyRule,
+        ServicePort,
+    )
+    from auditor.facts.network import (
+        Acl,
+        AclBinding,
+        AclEntry,
+        BgpNeighbor,
+        Device,
+        IbPartition,
+        IfAddress,
+        Interface,
+        LldpNeighbor,
+        MgmtService,
+        PartitionMember,
+        QosInterface,
+        Route,
+        Vlan,
+        Vrf,
+        VxlanVni,
+    )
+
+_WHERE = {
+    "Acl": "network",
+    "AclBinding": "network",
+    "AclEntry": "network",
+    "AwsFlowLogConfig": "aws",
+    "AwsFlowLogDestination": "aws",
+    "AwsGateway": "aws",
+    "AwsNetworkAcl": "aws",
+    "AwsNetworkInterface": "aws",
+    "AwsRoute": "aws",
+    "AwsRouteTable": "aws",
+    "AwsSecurityGroup": "aws",
+    "AwsSubnet": "aws",
+    "AwsTgwAttachment": "aws",
+    "AwsTgwRouteTable": "aws",
+    "AwsVpc": "aws",
+    "BgpNeighbor": "network",
+    "ContainerPort": "kubernetes",
+    "Coverage": "base",
+    "Device": "network",
+    "DnsForward": "kubernetes",
+    "FactRecord": "base",
+    "FlowConversation": "flows",
+    "FlowLogStats": "flows",
+    "IbPartition": "network",
+    "IfAddress": "network",
+    "IngressBackend": "kubernetes",
+    "Interface": "network",
+    "K8sDnsConfig": "kubernetes",
+    "K8sIngress": "kubernetes",
+    "K8sNamespace": "kubernetes",
+    "K8sNetworkPolicy": "kubernetes",
+    "K8sPod": "kubernetes",
+    "K8sService": "kubernetes",
+    "LabelSelector": "kubernetes",
+    "LldpNeighbor": "network",
+    "MgmtService": "network",
+    "NaclEntry": "aws",
+    "PartitionMember": "network",
+    "PolicyFlavor": "kubernetes",
+    "PolicyPeer": "kubernetes",
+    "PolicyPort": "kubernetes",
+    "PolicyRule": "kubernetes",
+    "QosInterface": "network",
+    "Route": "network",
+    "ServicePort": "kubernetes",
+    "SgRule": "aws",
+    "TgwRoute": "aws",
+    "Vlan": "network",
+    "Vrf": "network",
+    "VxlanVni": "network",
+    "fact_model": "base",
+    "record_from_json": "base",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Acl",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
@@ -36,12 +37,20 @@ class FactRecord(BaseModel):
         return self.model_dump(mode="json")
 
 
+_MODEL_MODULES = ("aws", "flows", "kubernetes", "network")
+
+
 def fact_model(kind: FactKind) -> type[FactRecord]:
-    return _MODELS[kind]
+    model = _MODELS.get(kind)
+    if model is None:  # the package loads its modules lazily: a kind is registered once its module is
+        for name in _MODEL_MODULES:
+            importlib.import_module(f"auditor.facts.{name}")
+        model = _MODELS[kind]
+    return model
 
 
 def record_from_json(kind: FactKind | str, data: dict[str, Any]) -> FactRecord:
-    return _MODELS[FactKind(kind)].model_validate(data)
+    return fact_model(FactKind(kind)).model_validate(data)
 
 
 class Coverage(FactRecord):
