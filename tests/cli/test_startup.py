@@ -115,6 +115,26 @@ def test_a_command_imports_only_its_modules(tmp_path: Path) -> None:
     assert heavy(modules, no_store) == []
     assert "auditor.cli.reach" in modules
     assert not {"auditor.cli.sealing", "auditor.cli.diff", "auditor.cli.spot"} & modules
+    # the fact package loads its modules on use: Kubernetes models only, not the AWS or network ones
+    assert "auditor.facts.kubernetes" in modules
+    assert not {"auditor.facts.aws", "auditor.facts.network"} & modules
+
+
+def test_fact_models_of_every_kind_load_on_demand(tmp_path: Path) -> None:
+    """The decoy of lazy fact modules: reading a stored fact of a kind whose module nobody imported yet
+    still finds its model (record_from_json loads the modules it needs)."""
+    probe = (
+        "import sys\n"
+        "from auditor.enums import FactKind\n"
+        "from auditor.facts.base import fact_model\n"
+        "assert 'auditor.facts.aws' not in sys.modules\n"
+        "print(sorted(fact_model(k).__module__ for k in FactKind)[0])\n"
+        "from auditor.facts import Acl\n"
+        "print(Acl.__module__)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["auditor.facts.aws", "auditor.facts.network"]
 
 
 def test_checks_list_from_a_current_catalogue_imports_no_check(tmp_path: Path) -> None:
