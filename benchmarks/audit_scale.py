@@ -54,7 +54,7 @@ from auditor.store.running_digest import RunningFactsDigest
 from auditor.store.writer import RunWriter
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-FORMATS = ["json", "csv", "junit", "oscal", "pdf"]
+FORMATS = ["json", "csv", "junit", "oscal", "pdf", "html"]
 
 
 def _hwm_mb() -> float:
