@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from sqlalchemy import Connection, and_, or_, select
+from sqlalchemy import Connection, or_, select
 from sqlalchemy.orm import aliased
 
 from auditor.store.models import Capture, Fact, Finding, Problem, Target
@@ -142,12 +142,10 @@ def _finding_links(conn: Connection, run_id: int) -> Iterator[dict[str, Any]]:
     own: set[int] = set()
     for i in range(0, len(ids), _CHUNK):
         chunk = ids[i : i + _CHUNK]
-        own.update(
-            int(x)
-            for x in conn.execute(
-                select(Fact.id).where(and_(Fact.run_id == run_id, Fact.id.in_(chunk)))
-            ).scalars()
-        )
+        # by primary key, the run compared here: with run_id in SQL, SQLite walked the run's whole
+        # (run_id, kind) index for every chunk (quadratic: 4 s at 2,000 switches)
+        rows = conn.execute(select(Fact.id, Fact.run_id).where(Fact.id.in_(chunk)))
+        own.update(int(fid) for fid, run in rows if run == run_id)
     for ref in ids:
         if ref not in own:
             for fid in referenced[ref]:
