@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -14,11 +16,13 @@ from sqlalchemy import Boolean, Engine, Integer, String, func, select, type_coer
 from auditor.config.models import Waiver
 from auditor.enums import FactKind, RunStatus, Severity, Status, TargetStatus, Tier, WaiverState
 from auditor.evidence.verify import VerifyResult, verify_run
-from auditor.facts import FactRecord, fact_model
+from auditor.facts import FactRecord, fact_model, record_from_json
 from auditor.pipeline.waivers import matches, stored_waivers, waiver_json
+from auditor.store.digests import facts_section
 from auditor.store.lease import liveness, shown_counts
 from auditor.store.models import Capture, Fact, Finding, Run, Target
 from auditor.store.reader import RunReader, StoredFact
+from auditor.store.running_digest import FactObserver, FactRow
 from checks.base import Check
 from checks.reconcile import reconcile
 from reports.controls import control_matrix
@@ -96,11 +100,15 @@ def waiver_uses(config: dict[str, Any], started: datetime, findings: list[Findin
 
 
 def verification(
-    engine: Engine, run_id: int, pubkey: bytes | None = None, result: VerifyResult | None = None
+    engine: Engine,
+    run_id: int,
+    pubkey: bytes | None = None,
+    result: VerifyResult | None = None,
+    observe: FactObserver | None = None,
 ) -> Verification:
     """Recompute the chain now (unless the caller just did), so the pack says whether its evidence
-    still matches the seal."""
-    result = result if result is not None else verify_run(engine, run_id, pubkey)
+    still matches the seal. `observe` sees the fact rows verify reads (see _FactSink)."""
+    result = result if result is not None else verify_run(engine, run_id, pubkey, observe)
     first = result.mismatches[0] if result.mismatches else None
     return Verification(
         verified=result.ok,
@@ -214,7 +222,7 @@ def flat_facts(engine: Engine, run_id: int, kind: FactKind) -> list[StoredFact[F
     model = fact_model(kind)
     out: list[StoredFact[FactRecord]] = []
     with engine.connect() as conn:
-        named = conn.execute(select(Target.id, Target.name).where(Target.run_id == run_id)).tuples().all()
+        named = conn.execute(select(Target.id, Target.name).where(Target.run_id == run_id)).all()
         targets = dict(named)
         captures = {
             cid: (int(seq), sha, fmt)
@@ -233,6 +241,92 @@ def flat_facts(engine: Engine, run_id: int, kind: FactKind) -> list[StoredFact[F
             seq, sha, fmt = captures[capture_id]
             out.append(StoredFact(int(fid), kind, targets[target_id], seq, sha, unchecked(model, given), fmt))
     return out
+
+
+class _FactSink:
+    """The report's facts, built from the fact rows a digest pass reads (verify's, or one of the report's
+    own): the flat kinds as flat_facts builds them, the others as RunReader.facts does, in the same order.
+
+    It never raises into the pass it observes (verify must not see a report's error as unreadable rows):
+    a row that the store's own readers would treat otherwise (a capture or target of another run or none,
+    a record that does not validate, data that is not an object) makes it `irregular`, and the report
+    reads its facts the previous way instead, with whatever that does on such a row."""
+
+    def __init__(self, targets: dict[int, str], captures: dict[int, tuple[int, str, str]]) -> None:
+        self.targets = targets
+        self.captures = captures  # this run's: capture row id -> (seq, sha256, format)
+        self.wanted = {k.value: k for k in FACT_KINDS}
+        self.other: list[StoredFact[FactRecord]] = []
+        self.flat: dict[FactKind, list[StoredFact[FactRecord]]] = {k: [] for k in FLAT_KINDS & FACT_KINDS}
+        self.fields = {k: (list(FLAT_FIELDS[k]), fact_model(k)) for k in self.flat}
+        self.complete = False
+        self.irregular = False
+
+    def __call__(self, row: FactRow) -> None:
+        if self.irregular:
+            return
+        kind = self.wanted.get(row.kind) if isinstance(row.kind, str) else None
+        if kind is None:
+            return
+        try:
+            name = self.targets.get(row.target_id)
+            seq, sha, fmt = self.captures[row.capture_id]
+            if name is None or name != row.target or not isinstance(row.data, dict):
+                raise LookupError(row.id)
+            fid = int(row.id)
+            flat = self.flat.get(kind)
+            if flat is not None:
+                data, (names, model) = row.data, self.fields[kind]
+                given = {n: data[n] for n in names if data.get(n) is not None}
+                flat.append(StoredFact(fid, kind, name, seq, sha, unchecked(model, given), fmt))
+            else:
+                record = record_from_json(kind, row.data)
+                self.other.append(StoredFact(fid, kind, name, seq, sha, record, fmt))
+        except Exception:  # anything: the previous readers decide (see the docstring)
+            self.irregular = True
+            self.other.clear()
+            self.flat.clear()
+
+    def end(self) -> None:
+        self.complete = True
+
+    def facts(self) -> list[StoredFact[FactRecord]] | None:
+        """The facts in RunReader.facts's order then flat_facts's, kind by kind; None: read them otherwise."""
+        if not self.complete or self.irregular:
+            return None
+        out = self.other
+        for kind in sorted(self.flat):
+            out += self.flat[kind]
+        return out
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Building every fact record allocates objects that all stay alive: full collections meanwhile would
+    walk them again and again for nothing (as in RunReader.facts)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _report_facts(engine: Engine, run_id: int, reader: RunReader, sink: _FactSink | None) -> list[Any]:
+    """The facts the sections read: from verify's pass when it read them all, else from one pass of the
+    report's own (the same rows, digest and all), else the previous way (RunReader.facts + flat_facts)."""
+    facts = sink.facts() if sink is not None else None
+    if facts is None and sink is not None and not sink.irregular:
+        own = _FactSink(sink.targets, sink.captures)
+        with engine.connect() as conn, _collector_paused():
+            facts_section(conn, run_id, own)
+        facts = own.facts()
+    if facts is None:
+        facts = reader.facts(set(FACT_KINDS - FLAT_KINDS))
+        for kind in sorted(FLAT_KINDS & FACT_KINDS):
+            facts += flat_facts(engine, run_id, kind)
+    return facts
 
 
 def run_history(engine: Engine, run_id: int, scope: str, limit: int = HISTORY_RUNS) -> list[TrendPoint]:
@@ -335,6 +429,14 @@ def build_report_data(
         audit_period=_period(run.config.get("audit_period")),
     )
     targets = {t.id: t for t in reader.targets()}
+    sink = None
+    if sections:  # the facts are read in verify's pass over them (or one of the report's own, below)
+        sink = _FactSink(
+            {t.id: t.name for t in targets.values()},
+            {c.id: (int(c.seq), c.content_sha256, c.format) for c in captures.values()},
+        )
+    with _collector_paused():
+        checked = verification(engine, run_id, pubkey, verified, sink) if verify else None
     capture_rows = [
         CaptureInfo(
             seq=c.seq,
@@ -383,7 +485,7 @@ def build_report_data(
         summary=ReportData.summarize(findings),
         controls=control_matrix(load_frameworks() if frameworks is None else frameworks, findings),
         waivers=waiver_uses(run.config, run.started_at, findings),
-        verification=verification(engine, run_id, pubkey, verified) if verify else None,
+        verification=checked,
         redactions=redaction_report(captures.values(), reader.problems()),
         intent=dict(run.config.get("intent") or {}),
         captures=capture_rows,
@@ -391,8 +493,5 @@ def build_report_data(
     )
     if not sections:
         return data
-    facts = reader.facts(set(FACT_KINDS - FLAT_KINDS))
-    for kind in sorted(FLAT_KINDS & FACT_KINDS):
-        facts += flat_facts(engine, run_id, kind)
-    facts = reconcile(facts)
+    facts = reconcile(_report_facts(engine, run_id, reader, sink))
     return dataclasses.replace(data, sections=derive_sections(data, facts))

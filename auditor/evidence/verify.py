@@ -23,6 +23,7 @@ from auditor.evidence.signing import fingerprint, short, signature_valid
 from auditor.store.links import link_problems
 from auditor.store.models import Capture, Run, SealRecord
 from auditor.store.reader import RunReader
+from auditor.store.running_digest import FactObserver
 from auditor.store.seal import SEAL_VERSION, UNREADABLE, build_document, decode, differences
 from auditor.store.verify_names import describe
 
@@ -67,8 +68,12 @@ class VerifyResult:
         )
 
 
-def verify_run(engine: Engine, run_id: int, pubkey: bytes | None = None) -> VerifyResult:
-    """Verify one run; `pubkey` (raw Ed25519 public key) pins the key the seal must be signed with."""
+def verify_run(
+    engine: Engine, run_id: int, pubkey: bytes | None = None, observe: FactObserver | None = None
+) -> VerifyResult:
+    """Verify one run; `pubkey` (raw Ed25519 public key) pins the key the seal must be signed with.
+    `observe` sees every fact row as the facts are recomputed (and their end, if they all were read), so a
+    report reads the facts once: it observes, it cannot change what is hashed."""
     reader = RunReader(engine, run_id)
     try:
         run = reader.run_row()
@@ -99,7 +104,7 @@ def verify_run(engine: Engine, run_id: int, pubkey: bytes | None = None) -> Veri
         )
         return result
     try:
-        _verify_seal(engine, run_id, head, result, pubkey)
+        _verify_seal(engine, run_id, head, result, pubkey, observe)
     except Exception as exc:  # hostile data, as above
         result.mismatches.append(
             Mismatch("seal", f"cannot be read ({type(exc).__name__}: {exc})", table="seals")
@@ -108,7 +113,12 @@ def verify_run(engine: Engine, run_id: int, pubkey: bytes | None = None) -> Veri
 
 
 def _verify_seal(
-    engine: Engine, run_id: int, head: str | None, result: VerifyResult, pubkey: bytes | None
+    engine: Engine,
+    run_id: int,
+    head: str | None,
+    result: VerifyResult,
+    pubkey: bytes | None,
+    observe: FactObserver | None = None,
 ) -> None:
     with engine.connect() as conn:
         records = list(
@@ -170,7 +180,7 @@ def _verify_seal(
                     table="captures",
                 )
             )
-        _compare(conn, run_id, sealed, result)
+        _compare(conn, run_id, sealed, result, observe)
         try:
             result.mismatches.extend(Mismatch(**m) for m in link_problems(conn, run_id))
         except Exception as exc:  # hostile data, as above
@@ -372,8 +382,14 @@ def _check_signature(
         result.pinned = True
 
 
-def _compare(conn: Connection, run_id: int, sealed: dict[str, Any], result: VerifyResult) -> None:
-    now = build_document(conn, run_id, signer=sealed.get("signer"), tolerant=True)
+def _compare(
+    conn: Connection,
+    run_id: int,
+    sealed: dict[str, Any],
+    result: VerifyResult,
+    observe: FactObserver | None = None,
+) -> None:
+    now = build_document(conn, run_id, signer=sealed.get("signer"), tolerant=True, observe=observe)
     broken = {k for k, v in now.items() if isinstance(v, dict) and UNREADABLE in v}
     for name in sorted(broken):
         result.mismatches.append(

@@ -11,11 +11,14 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, select
+import orjson
+from sqlalchemy import Connection, Text, cast, select
 
 from auditor.evidence.chain import canonical_json, digest_rows, utc_stamp
 from auditor.store.models import Capture, Finding, Problem, Target
-from auditor.store.running_digest import GROUP_HEX, RunningFactsDigest
+from auditor.store.running_digest import GROUP_HEX, FactObserver, RunningFactsDigest, parse_data
+
+_FETCH = 5_000
 
 FIELD_HEX = 8  # per-field digests of a target row: enough to name the field, not to protect it
 
@@ -35,9 +38,12 @@ def _rows(rows: Iterable[Any], fields: Sequence[str]) -> list[list[Any]]:
     return [[_plain(v) for v in row] for row in rows]
 
 
-def facts_section(conn: Connection, run_id: int) -> dict[str, Any]:
+def facts_section(conn: Connection, run_id: int, observe: FactObserver | None = None) -> dict[str, Any]:
+    """`observe` sees each fact row as it is hashed (parsed once for both), and the end of the pass."""
     digest = RunningFactsDigest(run_id)
-    digest.advance(conn)
+    digest.advance(conn, observe)
+    if observe is not None:
+        observe.end()
     return facts_from(digest)
 
 
@@ -67,19 +73,43 @@ FINDING_FIELDS = (
 )
 
 
+_FINDING_JSON = frozenset({"fact_ids", "evidence", "waiver"})
+
+
 def findings_section(conn: Connection, run_id: int) -> dict[str, Any]:
-    cols = [Finding.__table__.c[f] for f in FINDING_FIELDS]
-    rows = _rows(
-        conn.execute(select(*cols).where(Finding.run_id == run_id).order_by(Finding.id)), FINDING_FIELDS
-    )
-    groups: dict[str, list[list[Any]]] = {}
-    for row in rows:
-        groups.setdefault(str(row[1]), []).append(row)
+    """The same digests as digest_rows over the rows (each row's canonical JSON, then a newline), with each
+    row's canonical JSON assembled from its columns' (a list's JSON is its items' joined): the JSON columns
+    are read as text and parsed once (parse_data), the others written as canonical_json writes them."""
+    table = Finding.__table__.c
+    cols = [cast(table[f], Text) if f in _FINDING_JSON else table[f] for f in FINDING_FIELDS]
+    json_at = [f in _FINDING_JSON for f in FINDING_FIELDS]
+    total, count = hashlib.sha256(), 0
+    groups: dict[str, tuple[int, Any]] = {}
+    query = select(*cols).where(Finding.run_id == run_id).order_by(Finding.id)
+    for row in conn.execute(query.execution_options(yield_per=_FETCH)):
+        parts = [parse_data(v)[1] if j else _scalar(v) for v, j in zip(row, json_at, strict=True)]
+        line = b"[" + b",".join(parts) + b"]\n"
+        total.update(line)
+        count += 1
+        key = str(row[1])
+        n, group = groups.get(key) or (0, hashlib.sha256())
+        group.update(line)
+        groups[key] = (n + 1, group)
     return {
-        "count": len(rows),
-        "digest": digest_rows(rows),
-        "by_check": {k: [len(v), digest_rows(v)[:GROUP_HEX]] for k, v in groups.items()},
+        "count": count,
+        "digest": total.hexdigest(),
+        "by_check": {k: [n, h.hexdigest()[:GROUP_HEX]] for k, (n, h) in groups.items()},
     }
+
+
+def _scalar(value: Any) -> bytes:
+    """canonical_json(_plain(value)): through orjson for the exact types it writes the same way."""
+    if value is None or type(value) is str or type(value) is int:
+        try:
+            return orjson.dumps(value)
+        except TypeError:  # a lone surrogate or an int beyond 64 bits
+            pass
+    return canonical_json(_plain(value))
 
 
 def findings_digest(conn: Connection, run_id: int) -> tuple[str, int]:

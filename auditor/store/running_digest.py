@@ -11,15 +11,27 @@ is stored as the very canonical JSON text it hashes, and the row ids come back f
 back. When the writer cannot vouch for that (other processes append too, a resumed run, a value whose
 text a database may re-spell), it reads back the rows committed since the last read instead (`advance`).
 Sealing a large run then hashes only its last few facts, or none.
+
+Reading back, the data column is fetched as the stored text and parsed once here (not by the driver's JSON
+loader). Text that orjson reads and writes back byte for byte is hashed as it is: orjson's output is JSON
+that the json module reads as the same value, so the value is json.loads's, and the writer stores
+canonical_json's text, so for every row it wrote those bytes are the ones canonical_json gives (a row
+re-spelled since, e.g. a float in another exponent form, is now also named, where the value compared equal
+before). Any other text (PostgreSQL's JSONB spelling, floats that orjson spells differently, what orjson
+refuses) is parsed by json.loads and re-encoded by canonical_json, as before. `advance` can hand each row's
+parsed value to an observer, so the report reads the facts in the same pass as `verify` (see FactRow).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Callable
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
-from sqlalchemy import Connection, select
+import orjson
+from sqlalchemy import Connection, Text, cast, select
 
 from auditor.evidence.chain import canonical_json
 from auditor.store.models import Capture, Fact, Target
@@ -44,6 +56,59 @@ def fact_line(
     return f"[{_number(fact_id)},{_number(cap_run)},{_number(seq)},{strings},".encode() + data + b"]\n"
 
 
+class FactObserver(Protocol):
+    """Sees every fact row of a whole pass (`facts_section`), then its end; a pass that raised never ends."""
+
+    def __call__(self, row: FactRow) -> None: ...
+
+    def end(self) -> None: ...
+
+
+class FactRow(NamedTuple):
+    """One fact row as `advance` read it, for an observer: `data` is the parsed value (json.loads's)."""
+
+    id: Any
+    capture_run: Any
+    seq: Any
+    target: Any
+    kind: Any
+    subject: Any
+    data: Any
+    target_id: Any
+    capture_id: Any
+
+
+def parse_data(text: str | bytes | None) -> tuple[Any, bytes]:
+    """The stored data text's value and canonical JSON bytes (see the module's docstring)."""
+    if text is None:
+        return None, b"null"
+    try:
+        raw = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        if b'": ' not in raw and b", " not in raw:  # JSONB's or json.dumps's default spelling: no use
+            value = orjson.loads(raw)
+            if orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == raw:
+                return value, raw
+    except (ValueError, TypeError):  # orjson refuses (lone surrogates, big ints, deep nesting): json's turn
+        pass
+    value = json.loads(text)
+    return value, canonical_json(value)
+
+
+def _line(
+    fact_id: Any, cap_run: Any, seq: Any, target: Any, kind: Any, subject: Any, value: Any, data: bytes
+) -> bytes:
+    """canonical_json([fact_id, cap_run, seq, target, kind, subject, value]) + newline, `data` being the
+    value's canonical bytes. The six columns through orjson, which writes ints, None, bools and strings as
+    canonical_json does (and refuses big ints and lone surrogates: then canonical_json writes it all)."""
+    try:
+        head = orjson.dumps((fact_id, cap_run, seq, target, kind, subject))
+    except TypeError:
+        return canonical_json([fact_id, cap_run, seq, target, kind, subject, value]) + b"\n"
+    if type(cap_run) is float or type(seq) is float or type(fact_id) is float:  # forged: json's spelling
+        return canonical_json([fact_id, cap_run, seq, target, kind, subject, value]) + b"\n"
+    return b"".join((head[:-1], b",", data, b"]\n"))
+
+
 def _number(value: int | None) -> str:
     return "null" if value is None else str(int(value))
 
@@ -62,10 +127,20 @@ class RunningFactsDigest:
         self._hash = hashlib.sha256()
         self._groups: dict[str, tuple[int, Any]] = {}
 
-    def advance(self, conn: Connection) -> None:
-        """Hash the committed fact rows not read yet."""
+    def advance(self, conn: Connection, observe: Callable[[FactRow], None] | None = None) -> None:
+        """Hash the committed fact rows not read yet; `observe` sees each of them, parsed, in id order."""
         query = (
-            select(Fact.id, Capture.run_id, Capture.seq, Target.name, Fact.kind, Fact.subject, Fact.data)
+            select(
+                Fact.id,
+                Capture.run_id,
+                Capture.seq,
+                Target.name,
+                Fact.kind,
+                Fact.subject,
+                cast(Fact.data, Text),  # the text: parsed once, by parse_data, not by the driver
+                Fact.target_id,
+                Fact.capture_id,
+            )
             .outerjoin(Capture, Capture.id == Fact.capture_id)
             .outerjoin(Target, Target.id == Fact.target_id)
             .order_by(Fact.id)
@@ -77,8 +152,11 @@ class RunningFactsDigest:
             # whole run again (SQLite), quadratic over a run read back in steps
             query = query.where(Fact.id > self._last_id, (Fact.run_id + 0) == self.run_id)
         rows = conn.execute(query)
-        for fact_id, cap_run, seq, target, kind, subject, data in rows:
-            line = canonical_json([fact_id, cap_run, seq, target, kind, subject, data]) + b"\n"
+        for fact_id, cap_run, seq, target, kind, subject, text, target_id, capture_id in rows:
+            value, data = parse_data(text)
+            line = _line(fact_id, cap_run, seq, target, kind, subject, value, data)
+            if observe is not None:
+                observe(FactRow(fact_id, cap_run, seq, target, kind, subject, value, target_id, capture_id))
             self._hash.update(line)
             key = capture_key(self.run_id, cap_run, seq)
             n, group = self._groups.get(key) or (0, hashlib.sha256())

@@ -23,6 +23,7 @@ from auditor.store.digests import (
     targets_section,
 )
 from auditor.store.models import Run
+from auditor.store.running_digest import FactObserver
 
 SEAL_VERSION = "auditor-seal-v2"
 UNREADABLE = "unreadable"
@@ -66,12 +67,14 @@ def build_document(
     facts: dict[str, Any] | None = None,
     signer: dict[str, str] | None = None,
     tolerant: bool = False,
+    observe: FactObserver | None = None,
 ) -> dict[str, Any]:
     """The seal document of the run as the store holds it now. `facts` may be passed in (the writer's
     running digest) to spare re-reading every fact at the seal; it is the same value facts_section gives.
 
     `tolerant` (verify): a section whose rows cannot be read (a forged value the driver cannot parse)
-    becomes {"unreadable": reason} instead of an exception, so verify names the table and goes on."""
+    becomes {"unreadable": reason} instead of an exception, so verify names the table and goes on.
+    `observe` sees every fact row the facts section reads (the report builds its facts in that pass)."""
 
     def section(fn: Callable[[], Any]) -> Any:
         if not tolerant:
@@ -88,7 +91,7 @@ def build_document(
         "config": section(lambda: config_section(run.config)),
         "targets": section(lambda: targets_section(conn, run_id)),
         "captures": section(lambda: captures_section(conn, run_id)),
-        "facts": facts if facts is not None else section(lambda: facts_section(conn, run_id)),
+        "facts": facts if facts is not None else section(lambda: facts_section(conn, run_id, observe)),
         "findings": section(lambda: findings_section(conn, run_id)),
         "problems": section(lambda: problems_section(conn, run_id)),
         "signer": signer,
