@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar, TypeVar, cast
@@ -66,33 +67,129 @@ class Finding:
     facts: tuple[StoredFact[FactRecord], ...] = ()
 
 
-class FactView:
-    """Read-only, typed access to one run's facts, with the coverage that tells 'none' from 'not looked'."""
+FactLoader = Callable[[FactKind], Sequence[StoredFact[FactRecord]]]
 
-    def __init__(self, facts: Sequence[StoredFact[FactRecord]]) -> None:
-        self._by_kind: dict[FactKind, list[StoredFact[FactRecord]]] = defaultdict(list)
+
+class FactView:
+    """Read-only, typed access to one run's facts, with the coverage that tells 'none' from 'not looked'.
+
+    Given the facts, it holds them all. Given a loader (one kind's facts, in row order), it reads each kind
+    on first use and can release kinds no remaining check needs: a large run never holds every fact at
+    once. A kind read again after its release is reloaded (correct, only slower) and counted in
+    `reloads`. Reconciling per kind gives what reconciling the whole run gives: records merge only with
+    records of their own kind (reconcile.py)."""
+
+    def __init__(
+        self,
+        facts: Sequence[StoredFact[FactRecord]] = (),
+        *,
+        load: FactLoader | None = None,
+        counts: Callable[[], Mapping[FactKind, int]] | None = None,
+    ) -> None:
+        self._load = load
+        self._count = counts
+        self._counted: dict[FactKind, int] | None = None
+        self._by_kind: dict[FactKind, list[StoredFact[FactRecord]]] = {}
         self._coverage: dict[FactKind, set[str]] = defaultdict(set)
         self._gaps: dict[FactKind, dict[str, str]] = defaultdict(dict)
-        for f in reconcile(facts):
+        self._coverage_read = load is None
+        self._released: set[FactKind] = set()
+        self._watchers: list[set[FactKind]] = []
+        self.loads: Counter[FactKind] = Counter()  # kinds read from the loader, and how often
+        self.reloads: Counter[FactKind] = Counter()  # ... of which after a release
+        if load is None:
+            self._index(reconcile(facts))
+
+    def _index(self, facts: Iterable[StoredFact[FactRecord]]) -> None:
+        for f in facts:
             if isinstance(f.record, Coverage) and f.record.gap:
                 self._gaps[f.record.covers].setdefault(f.target, f.record.gap)
             elif isinstance(f.record, Coverage):
                 self._coverage[f.record.covers].add(f.target)
             else:
-                self._by_kind[f.kind].append(f)
+                self._by_kind.setdefault(f.kind, []).append(f)
+
+    def note_read(self, kinds: Iterable[FactKind]) -> None:
+        """Count these kinds as read by the blocks being watched."""
+        for watcher in self._watchers:
+            watcher.update(kinds)
+
+    def _kind(self, kind: FactKind) -> list[StoredFact[FactRecord]]:
+        self.note_read((kind,))
+        found = self._by_kind.get(kind)
+        if found is not None or self._load is None:
+            return found or []
+        if kind == FactKind.COVERAGE:
+            return []  # coverage records answer covered() and gap(), never of()
+        self._read(kind)
+        return self._by_kind.setdefault(kind, [])
+
+    def _read(self, kind: FactKind) -> None:
+        assert self._load is not None
+        self.loads[kind] += 1
+        if kind in self._released:
+            self.reloads[kind] += 1
+        self._index(reconcile(self._load(kind)))
+
+    def _covers(self) -> None:
+        if not self._coverage_read:
+            self._coverage_read = True
+            self._read(FactKind.COVERAGE)
 
     def of(self, model: type[R]) -> list[StoredFact[R]]:
-        return cast(list[StoredFact[R]], list(self._by_kind.get(model.kind, ())))
+        return cast(list[StoredFact[R]], list(self._kind(model.kind)))
 
     def covered(self, target: str, kind: FactKind) -> bool:
+        self._covers()
         return target in self._coverage.get(kind, set()) and target not in self._gaps.get(kind, {})
 
     def covering(self, kind: FactKind) -> set[str]:
+        self._covers()
         return self._coverage.get(kind, set()) - set(self._gaps.get(kind, {}))
 
     def gap(self, target: str, kind: FactKind) -> str | None:
         """Why `kind` is known NOT to be known on `target` (a failed command), if it is."""
+        self._covers()
         return self._gaps.get(kind, {}).get(target)
+
+    @property
+    def loads_lazily(self) -> bool:
+        """True: kinds are read on first use and may be released."""
+        return self._load is not None
+
+    def counts(self) -> Mapping[FactKind, int]:
+        """How many stored facts of each kind the run has (before reconciling), for planning; {} if the
+        loader did not say."""
+        if self._load is None:
+            return {k: len(v) for k, v in self._by_kind.items()}
+        if self._counted is None:
+            self._counted = dict(self._count()) if self._count is not None else {}
+        return self._counted
+
+    @property
+    def held(self) -> frozenset[FactKind]:
+        """The kinds whose facts are in memory now (coverage aside)."""
+        return frozenset(self._by_kind)
+
+    def release(self, kinds: Iterable[FactKind]) -> set[FactKind]:
+        """Let go of these kinds' facts (a view that loads them; coverage is kept); the kinds let go."""
+        if self._load is None:
+            return set()
+        gone: set[FactKind] = {
+            k for k in kinds if k != FactKind.COVERAGE and self._by_kind.pop(k, None) is not None
+        }
+        self._released |= gone
+        return gone
+
+    @contextmanager
+    def watching(self) -> Iterator[set[FactKind]]:
+        """The kinds read while the block runs (what a derived view was built from)."""
+        seen: set[FactKind] = set()
+        self._watchers.append(seen)
+        try:
+            yield seen
+        finally:
+            self._watchers.pop()  # nested blocks end first
 
 
 @dataclass(frozen=True)
@@ -101,14 +198,30 @@ class CheckContext:
     facts: FactView
     targets: tuple[TargetView, ...] = field(default=())
     _derived: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+    _derived_from: dict[str, frozenset[FactKind]] = field(default_factory=dict, compare=False, repr=False)
 
     def derived(self, key: str, build: Callable[[], V]) -> V:
         """A view that several checks derive from the same facts (interfaces per device, port classes),
         built by the first check that asks and shared with the others: facts do not change while the
-        checks run. `key` names the view; one key, one kind of value."""
+        checks run. `key` names the view; one key, one kind of value. The kinds it was built from are
+        noted, so that releasing one of them drops the view too (it holds their facts)."""
         if key not in self._derived:
-            self._derived[key] = build()
+            with self.facts.watching() as kinds:
+                value = build()
+            self._derived[key] = value
+            self._derived_from[key] = frozenset(kinds)
+        else:
+            # a view being built on this one rests on the same kinds
+            self.facts.note_read(self._derived_from.get(key, ()))
         return cast(V, self._derived[key])
+
+    def release(self, kinds: Iterable[FactKind]) -> None:
+        """Let go of these kinds' facts, and of the derived views built from any of them; a later read
+        loads (or builds) them again."""
+        gone = self.facts.release(kinds)
+        for key in [k for k, built_from in self._derived_from.items() if built_from & gone]:
+            del self._derived[key]
+            del self._derived_from[key]
 
     def targets_in_tier(self, tier: Tier, kind: str | None = None) -> list[TargetView]:
         return [t for t in self.targets if t.tier == tier and (kind is None or t.kind == kind)]

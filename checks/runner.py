@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from auditor.enums import Status, Tier
+from auditor.enums import FactKind, Status, Tier
 from checks import netutil
 from checks.base import Check, CheckContext, CheckMeta, Finding
 from checks.lateral import addresses
@@ -25,19 +25,43 @@ class Verdict:
 
 
 def run_checks(ctx: CheckContext, checks: Iterable[Check], only: set[str] | None = None) -> list[Verdict]:
-    """Evaluate every check, in id order, so that re-running on the same facts gives the same findings."""
-    verdicts: list[Verdict] = []
+    """Evaluate every check and return the findings in check id order, so that re-running on the same
+    facts gives the same findings. After each check, the kinds of fact that checks declare but no check
+    still to run declares are released (a view that loads facts per kind then holds only what is still
+    needed). A kind that no check declares is read anyway by some (devices, pods): its readers cannot be
+    foreseen, so it is kept once read rather than read again by each."""
+    selected = [c for c in sorted(checks, key=lambda c: c.meta.id) if only is None or c.meta.id in only]
+    declared = set().union(*(c.meta.needs for c in selected))
+    found: list[Sequence[Finding]] = [()] * len(selected)
+    order = _plan(selected, ctx.facts.counts()) if ctx.facts.loads_lazily else list(range(len(selected)))
     try:
         with _collector_spared() as spare:
-            for check in sorted(checks, key=lambda c: c.meta.id):
-                if only is not None and check.meta.id not in only:
-                    continue
+            for step, i in enumerate(order):
                 spare()
-                verdicts.extend(Verdict(check.meta, f) for f in evaluate_one(ctx, check))
+                found[i] = evaluate_one(ctx, selected[i])
+                still = set().union(*(selected[j].meta.needs for j in order[step + 1 :]))
+                ctx.release((ctx.facts.held & declared) - still)
     finally:
         netutil.clear_caches()  # the parsing caches are the run's, not the process's
         addresses.clear_caches()
-    return verdicts
+    return [Verdict(check.meta, f) for check, fs in zip(selected, found, strict=True) for f in fs]
+
+
+def _plan(checks: Sequence[Check], counts: Mapping[FactKind, int]) -> list[int]:
+    """An order to run the checks in (indexes into `checks`) so that few facts are held at once: next,
+    the check whose declared kinds add the fewest facts to those still held (the first in id order on a
+    tie). Checks over the kinds in memory run before another large kind is read, and a kind is let go
+    once its last check has run. Each check's findings depend on the facts only, not on the order."""
+    remaining = list(range(len(checks)))
+    held: set[FactKind] = set()
+    order: list[int] = []
+    while remaining:
+        pick = min(remaining, key=lambda i: sum(counts.get(k, 0) for k in checks[i].meta.needs - held))
+        remaining.remove(pick)
+        order.append(pick)
+        still = set().union(*(checks[i].meta.needs for i in remaining))
+        held = (held | checks[pick].meta.needs) & still
+    return order
 
 
 @contextmanager

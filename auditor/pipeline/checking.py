@@ -29,7 +29,9 @@ def load_context(engine: Engine, run_id: int, intent: Intent | None = None) -> C
         )
         for t in reader.targets()
     )
-    return CheckContext(intent=intent, facts=FactView(reader.facts()), targets=targets)
+    # each kind is read when a check first asks for it, and let go once no check still to run needs it
+    facts = FactView(load=lambda kind: reader.facts((kind,)), counts=reader.fact_counts)
+    return CheckContext(intent=intent, facts=facts, targets=targets)
 
 
 def evaluate_run(
