@@ -3,10 +3,14 @@
 DuckDB reads the gzip text (or Parquet) files itself, in parallel across files, and keeps only one row
 per conversation, so memory follows the number of conversations, not of records (it spills to a temp
 directory past `memory_limit`). What it cannot decide alone goes to the reference reader
-(reference.py): lines it rejected (wrong field count, a number that is not one, an unknown action or
-status) are re-read one by one, so they are reported with their file and line exactly as the reference
-reports them; files it cannot read at all (a truncated gzip, a header that changes mid-file, an address
-that is not an address) are read whole by the reference reader. Results are the same either way.
+(reference.py): a file with a line DuckDB rejected (wrong field count, a line longer than any record, a
+number that is not one, an unknown action or status) is read whole by the reference reader, which
+reports each line exactly; so are files it cannot read at all (a truncated gzip, a header that changes
+mid-file, an address that is not an address). Results are the same either way.
+
+That scan reads every field as text and types it in SQL (sql.checked_sql), so the lines of the wrong
+width (sql.SURPLUS) and of the wrong types are found in the same pass that aggregates, with no second
+scan: only the files holding such a line are read again, by the reference reader.
 """
 
 from __future__ import annotations
@@ -26,13 +30,12 @@ from auditor.normalize import Problem
 from collectors.flowlogs.fields import DEFAULT_FIELDS, Columns, LayoutError, header_fields
 from collectors.flowlogs.parquet import aggregate_parquet
 from collectors.flowlogs.reference import GZIP_MAGIC, read_stream
-from collectors.flowlogs.sql import Layout, column, conversation_sql
+from collectors.flowlogs.sql import NO_NULL, Layout, checked_sql, column, conversation_sql
 from collectors.flowlogs.totals import AddressCache, ConversationBlock, FlowTotals
 
 log = logging.getLogger(__name__)
 _FETCH = 50_000
 MAX_LINE_BYTES = 65_536  # a flow-log record is a few hundred bytes, whatever its fields
-_NEVER_NULL = "\x01auditor-no-null\x01"  # surplus fields are never NULL, whatever they hold
 
 
 @dataclass(frozen=True)
@@ -122,12 +125,11 @@ class FlowLogEngine:
             columns = Columns.from_names(layout.fields)
         except LayoutError:  # a header without srcaddr/dstaddr/action: the reference reader reports it
             return [(o, Columns.from_names(DEFAULT_FIELDS)) for o in members]
-        wide = self._overwide(layout, members)
-        fallback: list[tuple[FlowObject, Columns]] = [(o, columns) for o in members if o.origin in wide]
-        files = [o for o in members if o.origin not in wide]
+        fallback: list[tuple[FlowObject, Columns]] = []
+        files = list(members)
         while files:
             try:
-                rejects = self._run_text(layout, files)
+                rejected = self._run_text(layout, files)
             except duckdb.Error as exc:
                 log.info("DuckDB cannot read a file of this group (%s); probing each", exc)
                 bad = [o for o in files if not self._readable(layout, o)] or files
@@ -137,12 +139,13 @@ class FlowLogEngine:
             # DuckDB's line numbers for rejected rows are not reliable (off by one after some rejects),
             # so a file with any rejected line is read whole by the reference reader, which names each
             # line exactly; malformed lines are rare in delivered flow logs, so this path is too.
-            rejected = set(rejects)
-            canonical = self._addresses()
-            bad_addresses = sorted(a for a, c in canonical.items() if c is None)
-            anomalous = set()
-            if bad_addresses or self._has_anomaly():  # the scan only runs when there is something to find
-                anomalous = self._anomalous(layout, files, bad_addresses)
+            anomalous: set[str] = set()
+            canonical: dict[str, str | None] = {}
+            if not rejected:
+                canonical = self._addresses()
+                bad_addresses = sorted(a for a, c in canonical.items() if c is None)
+                if bad_addresses or self._has_anomaly():  # the scan only runs when there is something to find
+                    anomalous = self._anomalous(layout, files, bad_addresses)
             if rejected or anomalous:
                 fallback += [(o, columns) for o in files if o.origin in (rejected | anomalous)]
                 files = [o for o in files if o.origin not in (rejected | anomalous)]
@@ -152,43 +155,16 @@ class FlowLogEngine:
         self.con.execute("DROP TABLE IF EXISTS fl_conv")
         return fallback
 
-    def _overwide(self, layout: Layout, files: list[FlowObject]) -> set[str]:
-        """Origins of the files holding a line with more fields than the layout, or a line longer than any
-        record. DuckDB's reject store writes one row per surplus field, each holding the whole line, so a
-        crafted line of 60,000 spaces cost it 14 s and gigabytes; such files go to the reference reader
-        (linear) instead. This scan is linear: surplus fields are dropped into one sentinel column. A file
-        DuckDB cannot read at all (a truncated gzip) is left to the probing of `_text_group`."""
-        try:
-            return self._overwide_scan(layout, files)
-        except duckdb.Error:
-            if len(files) == 1:
-                return set()
-            return {origin for o in files for origin in self._overwide(layout, [o])}
-
-    def _overwide_scan(self, layout: Layout, files: list[FlowObject]) -> set[str]:
-        paths = ", ".join(_quote(str(o.path)) for o in files)
-        width = len(layout.fields) + 1
-        columns = "{" + ", ".join(f"'c{i}': 'VARCHAR'" for i in range(width)) + "}"
-        self._scan += 1
-        name = f"wide{self._scan}"
-        try:
-            found = self.con.execute(
-                f"SELECT DISTINCT filename FROM read_csv([{paths}], delim=' ', quote='', escape='', "
-                f"header={str(layout.has_header).lower()}, auto_detect=false, "
-                f"nullstr=[{_quote(_NEVER_NULL)}], columns={columns}, strict_mode=false, null_padding=true, "
-                f"max_line_size={MAX_LINE_BYTES}, ignore_errors=true, store_rejects=true, "
-                f"rejects_table='{name}_errors', rejects_scan='{name}_scans', filename=true, "
-                f"compression='{'gzip' if layout.gzip else 'none'}') WHERE c{width - 1} IS NOT NULL"
-            ).fetchall()
-            found += self.con.execute(
-                f"SELECT DISTINCT file_path FROM {name}_scans JOIN {name}_errors USING (scan_id, file_id)"
-            ).fetchall()
-        finally:
-            self.con.execute(f"DROP TABLE IF EXISTS {name}_errors; DROP TABLE IF EXISTS {name}_scans")
-        by_path = {str(o.path): o.origin for o in files}
-        return {by_path.get(p, p) for (p,) in found}
-
-    def _read_csv(self, layout: Layout, files: list[FlowObject], *, rejects: str | None) -> str:
+    def _read_csv(
+        self, layout: Layout, files: list[FlowObject], *, rejects: str | None, checked: bool = False
+    ) -> str:
+        """read_csv of the files. `checked` (the one-pass scan): every field as text with no NULL string,
+        the surplus column (sql.SURPLUS) after them and surplus fields beyond it dropped, short lines
+        padded, so sql.checked_sql finds each line of the wrong width in the same pass; a line longer
+        than any record is rejected whole. (With strict mode instead, DuckDB's reject store writes one
+        row per surplus field, each holding the whole line: a crafted line of 60,000 spaces cost 14 s.)
+        Otherwise typed columns, '-' as NULL, and rows that do not fit skipped: for probing files that
+        the one-pass scan has already judged."""
         paths = ", ".join(_quote(str(o.path)) for o in files)
         options = [
             "delim=' '",
@@ -196,39 +172,39 @@ class FlowLogEngine:
             "escape=''",
             f"header={str(layout.has_header).lower()}",
             "auto_detect=false",
-            "nullstr='-'",
-            f"columns={layout.columns_sql()}",
             "filename=true",
             f"compression='{'gzip' if layout.gzip else 'none'}'",
         ]
-        if rejects is not None:
-            options += ["ignore_errors=true", "store_rejects=true"]
-            options += [f"rejects_table='{rejects}_errors'", f"rejects_scan='{rejects}_scans'"]
+        if checked:
+            options += [f"nullstr={_quote(NO_NULL)}", f"columns={layout.text_columns_sql()}"]
+            options += ["strict_mode=false", "null_padding=true", f"max_line_size={MAX_LINE_BYTES}"]
         else:
-            options.append("ignore_errors=true")
+            options += ["nullstr='-'", f"columns={layout.columns_sql()}"]
+        options.append("ignore_errors=true")
+        if rejects is not None:
+            options += ["store_rejects=true", f"rejects_table='{rejects}_errors'"]
+            options.append(f"rejects_scan='{rejects}_scans'")
         return f"read_csv([{paths}], {', '.join(options)})"
 
-    def _run_text(self, layout: Layout, files: list[FlowObject]) -> dict[str, list[tuple[int, list[bytes]]]]:
+    def _run_text(self, layout: Layout, files: list[FlowObject]) -> set[str]:
         """Aggregate the files into the table fl_conv (one row per conversation, and per file for
-        NODATA/SKIPDATA); returns the lines DuckDB rejected, by origin."""
+        NODATA/SKIPDATA) in one scan; returns the origins of the files holding a line DuckDB rejected
+        or sql.checked_sql flagged."""
         self._scan += 1
         name = f"rej{self._scan}"
-        source = self._read_csv(layout, files, rejects=name)
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE fl_conv AS {conversation_sql(layout, source)}")
+        source = checked_sql(layout, self._read_csv(layout, files, rejects=name, checked=True))
+        query = conversation_sql(layout, f"({source})", checked=True)
+        try:
+            self.con.execute(f"CREATE OR REPLACE TEMP TABLE fl_conv AS {query}")
+            found = self.con.execute(
+                f"SELECT DISTINCT s.file_path FROM {name}_errors e "
+                f"JOIN {name}_scans s ON e.scan_id = s.scan_id AND e.file_id = s.file_id "
+                "UNION SELECT DISTINCT f FROM fl_conv WHERE st IS NULL"
+            ).fetchall()
+        finally:
+            self.con.execute(f"DROP TABLE IF EXISTS {name}_errors; DROP TABLE IF EXISTS {name}_scans")
         by_path = {str(o.path): o.origin for o in files}
-        rejects: dict[str, list[tuple[int, list[bytes]]]] = {}
-        cursor = self.con.execute(
-            f"SELECT s.file_path, e.line, any_value(e.csv_line) FROM {name}_errors e "
-            f"JOIN {name}_scans s ON e.scan_id = s.scan_id AND e.file_id = s.file_id "
-            "GROUP BY ALL ORDER BY 1, 2"
-        )
-        while batch := cursor.fetchmany(_FETCH):
-            for path, line, text in batch:
-                rejects.setdefault(by_path.get(path, path), []).append(
-                    (int(line), str(text).encode("utf-8", "replace").split())
-                )
-        self.con.execute(f"DROP TABLE IF EXISTS {name}_errors; DROP TABLE IF EXISTS {name}_scans")
-        return rejects
+        return {by_path.get(path, path) for (path,) in found}
 
     def _addresses(self) -> dict[str, str | None]:
         """Each distinct address of the OK conversations, with its canonical text (None: not an address)."""
@@ -281,44 +257,44 @@ class FlowLogEngine:
         """Move fl_conv into the totals: counts per file and status, the time covered, and the
         conversations as one block, re-keyed by canonical address and sorted by DuckDB."""
         for status, file, count in self.con.execute(
-            "SELECT st, f, sum(n)::BIGINT FROM fl_conv WHERE st <> 'OK' GROUP BY ALL ORDER BY 2, 1"
+            "SELECT st::VARCHAR, f, sum(n)::BIGINT FROM fl_conv WHERE st <> 'OK' GROUP BY ALL ORDER BY 2, 1"
         ).fetchall():
             totals.status(origins.get(file, file), status, int(count))
-        first, last = self.con.execute("SELECT min(t0), max(t1) FROM fl_conv").fetchall()[0]
+        first, last = self.con.execute("SELECT min(t0)::BIGINT, max(t1)::BIGINT FROM fl_conv").fetchall()[0]
         totals.seen(first, last)
         renamed = [(raw, c) for raw, c in canonical.items() if c is not None and c != raw]
-        self.con.execute("CREATE OR REPLACE TEMP TABLE fl_canon (raw VARCHAR, c VARCHAR)")
-        if renamed:
+        keyed = "(SELECT * FROM fl_conv WHERE st = 'OK')"  # keys are distinct already
+        if renamed:  # several spellings of one address: merge their conversations under the canonical one
+            self.con.execute("CREATE OR REPLACE TEMP TABLE fl_canon (raw VARCHAR, c VARCHAR)")
             self.con.executemany("INSERT INTO fl_canon VALUES (?, ?)", renamed)
-        row = self.con.execute(BLOCK_SQL).fetchone()
+            keyed = f"({KEYED_SQL})"
+        rows = self.con.execute(BLOCK_SQL.format(keyed=keyed)).fetchall()
         self.con.execute("DROP TABLE IF EXISTS fl_canon")
-        assert row is not None  # an aggregate without GROUP BY always gives one row
-        count, accepted, rejected, text, mixed = row
-        block = ConversationBlock("[" + (text or "") + "]", int(count), frozenset(mixed or ()))
+        mixed = frozenset(i for i, (_, several) in enumerate(rows) if several)
+        block = ConversationBlock("[" + ",".join(text for text, _ in rows) + "]", len(rows), mixed)
+        accepted, rejected = self.con.execute(  # re-keying merges conversations, not records
+            "SELECT sum(n) FILTER (WHERE a = 'ACCEPT'), sum(n) FILTER (WHERE a = 'REJECT') FROM fl_conv "
+            "WHERE st = 'OK'"
+        ).fetchall()[0]
         totals.add_block(block, int(accepted or 0), int(rejected or 0))
 
 
-# The OK conversations of fl_conv keyed by canonical address (several spellings of one address merge),
-# in the order of FlowTotals.sorted_conversations, as one JSON array of FlowConversation fields. An
-# interface_id is kept when all records name the same one; `mixed` lists the positions (0-based) of the
-# conversations seen on several.
+# The OK conversations of fl_conv keyed by canonical address (several spellings of one address merge).
+KEYED_SQL = """
+SELECT coalesce(cs.c, s) AS s, coalesce(cd.c, d) AS d, p, pr, a, sum(n) AS n, sum(pk) AS pk, sum(b) AS b,
+       min(t0) AS t0, max(t1) AS t1, min(i0) AS i0, max(i1) AS i1
+FROM fl_conv LEFT JOIN fl_canon cs ON fl_conv.s = cs.raw LEFT JOIN fl_canon cd ON fl_conv.d = cd.raw
+WHERE st = 'OK' GROUP BY ALL
+"""
+# Each conversation as a JSON object of FlowConversation fields, in the order of
+# FlowTotals.sorted_conversations, and whether it was seen on several interfaces (interface_id is kept
+# when all records name the same one).
 BLOCK_SQL = """
-WITH keyed AS (
-    SELECT coalesce(cs.c, s) AS s, coalesce(cd.c, d) AS d, p, pr, a, sum(n) AS n,
-           coalesce(sum(pk), 0) AS pk, coalesce(sum(b), 0) AS b, min(t0) AS t0, max(t1) AS t1,
-           min(i0) AS i0, max(i1) AS i1
-    FROM fl_conv LEFT JOIN fl_canon cs ON fl_conv.s = cs.raw LEFT JOIN fl_canon cd ON fl_conv.d = cd.raw
-    WHERE st = 'OK' GROUP BY ALL
-), ordered AS (
-    SELECT *, row_number() OVER (ORDER BY s, d, coalesce(p, -1), coalesce(pr, -1), a) - 1 AS pos
-    FROM keyed
-)
-SELECT count(*), sum(n) FILTER (WHERE a = 'ACCEPT'), sum(n) FILTER (WHERE a = 'REJECT'),
-       string_agg(json_object('src_addr', s, 'dst_addr', d, 'dst_port', p, 'protocol', pr, 'action', a,
-                              'packets', pk, 'bytes', b, 'records', n, 'first_seen', t0, 'last_seen', t1,
-                              'interface_id', CASE WHEN i0 = i1 THEN i0 END)::VARCHAR, ',' ORDER BY pos),
-       list(pos) FILTER (WHERE i0 <> i1)
-FROM ordered
+SELECT json_object('src_addr', s, 'dst_addr', d, 'dst_port', p, 'protocol', pr, 'action', a::VARCHAR,
+                   'packets', coalesce(pk, 0), 'bytes', coalesce(b, 0), 'records', n, 'first_seen', t0,
+                   'last_seen', t1, 'interface_id', CASE WHEN i0 = i1 THEN i0 END)::VARCHAR,
+       coalesce(i0 <> i1, false)
+FROM {keyed} ORDER BY s, d, coalesce(p, -1), coalesce(pr, -1), a
 """
 
 

@@ -16,6 +16,12 @@ _TYPES = {
     "action": "fl_action",
     "log-status": "fl_status",
 }
+# One text column past the last field, for the one-pass scan (`checked_sql`): it holds the first surplus
+# field of an over-wide line, whatever it is ('-' included: that scan has no NULL string), and is NULL
+# (padding) on a line of the right width; surplus fields past it are dropped, so a crafted line of
+# 60,000 fields costs one row, not one rejected row per field.
+SURPLUS = "fl_surplus"
+NO_NULL = "\x01auditor-no-null\x01"  # a NULL string no field ever is
 
 
 def column(field: str) -> str:
@@ -36,33 +42,71 @@ class Layout:
         items = ", ".join(f"'{f.replace('-', '_')}': '{_TYPES.get(f, 'VARCHAR')}'" for f in self.fields)
         return "{" + items + "}"
 
+    def text_columns_sql(self) -> str:
+        """Every field as text, and the surplus column: what the one-pass scan reads."""
+        items = [f"'{f.replace('-', '_')}': 'VARCHAR'" for f in (*self.fields, SURPLUS)]
+        return "{" + ", ".join(items) + "}"
+
     def expr(self, field: str, default: str) -> str:
         return column(field) if field in self.fields else default
 
 
-def conversation_sql(layout: Layout, source: str) -> str:
+def checked_sql(layout: Layout, source: str) -> str:
+    """The one-pass scan: the text columns of `source` (read with `text_columns_sql`, no NULL string,
+    null_padding) typed as `columns_sql` types them, with log-status NULL on every line the typed scan
+    would reject or leave to the reference reader: a surplus field, a missing one (padding leaves the
+    last field NULL, which no field read as text is), a value of the wrong type, an unknown status or
+    action, an OK record without an address. `conversation_sql` puts those in rows of their own."""
+    status = column("log-status") if "log-status" in layout.fields else "'OK'"
+    bad = [f"{column(SURPLUS)} IS NOT NULL", f"{column(layout.fields[-1])} IS NULL"]
+    bad.append(f"{status} NOT IN ('OK', 'NODATA', 'SKIPDATA')")
+    action = column("action")
+    bad.append(f"({action} NOT IN ('ACCEPT', 'REJECT') AND ({action} <> '-' OR {status} = 'OK'))")
+    bad.append(f"({status} = 'OK' AND ({column('srcaddr')} = '-' OR {column('dstaddr')} = '-'))")
+    typed = []
+    for field in layout.fields:
+        name = column(field)
+        kind = _TYPES.get(field)
+        if kind is None or field in ("action", "log-status"):
+            value = f"nullif({name}, '-')" if field in ("interface-id", "srcaddr", "dstaddr") else name
+        else:
+            value = f"TRY_CAST(nullif({name}, '-') AS {kind})"
+            bad.append(f"({name} <> '-' AND {value} IS NULL)")
+        if field != "log-status":
+            typed.append(f"{value} AS {name}")
+    flag = " OR ".join(bad)
+    return (
+        f"SELECT filename, CASE WHEN {flag} THEN NULL ELSE {status} END AS {column('log-status')}, "
+        f"{', '.join(typed)} FROM {source}"
+    )
+
+
+def conversation_sql(layout: Layout, source: str, *, checked: bool = False) -> str:
     """One row per conversation of OK records, and one per file for NODATA and SKIPDATA records.
 
     Columns: status, file, src, dst, dst port, protocol, action, records, packets, bytes, first start,
     last end, lowest and highest interface id (equal: one interface). A NULL status, or an OK record
-    without action or address, lands in a row of its own, so the caller can tell them apart.
+    without action or address, lands in a row of its own, so the caller can tell them apart. A
+    `checked` source (`checked_sql`) always has a log-status column (NULL on a line to reject).
     """
-    status = layout.expr("log-status", "'OK'::fl_status")
+    status = column("log-status") if checked else layout.expr("log-status", "'OK'::fl_status")
     ok = f"{status} = 'OK'"
 
     def when_ok(expr: str) -> str:
         return f"CASE WHEN {ok} THEN {expr} END"
 
-    def value(field: str) -> str:
-        return layout.expr(field, "NULL")
+    def value(field: str, default: str = "NULL") -> str:
+        return layout.expr(field, default)
 
     return (
-        f"SELECT {status}::VARCHAR AS st, CASE WHEN {status} IS DISTINCT FROM 'OK' THEN filename END AS f, "
+        f"SELECT {status} AS st, CASE WHEN {status} IS DISTINCT FROM 'OK' THEN filename END AS f, "
         f"{when_ok(value('srcaddr'))} AS s, {when_ok(value('dstaddr'))} AS d, "
-        f"{when_ok(value('dstport'))}::INTEGER AS p, {when_ok(value('protocol'))}::INTEGER AS pr, "
+        f"{when_ok(value('dstport', 'NULL::USMALLINT'))} AS p, "
+        f"{when_ok(value('protocol', 'NULL::UTINYINT'))} AS pr, "
         f"{when_ok(value('action'))}::VARCHAR AS a, count(*) AS n, "
-        f"sum({value('packets')})::HUGEINT AS pk, sum({value('bytes')})::HUGEINT AS b, "
-        f"min({value('start')})::BIGINT AS t0, max({value('end')})::BIGINT AS t1, "
-        f"min({value('interface-id')})::VARCHAR AS i0, max({value('interface-id')})::VARCHAR AS i1 "
+        f"sum({value('packets', 'NULL::UBIGINT')}) AS pk, sum({value('bytes', 'NULL::UBIGINT')}) AS b, "
+        f"min({value('start', 'NULL::UBIGINT')}) AS t0, max({value('end', 'NULL::UBIGINT')}) AS t1, "
+        f"min({value('interface-id', 'NULL::VARCHAR')}) AS i0, "
+        f"max({value('interface-id', 'NULL::VARCHAR')}) AS i1 "
         f"FROM {source} GROUP BY ALL"
     )
