@@ -18,14 +18,18 @@ that the json module reads as the same value, so the value is json.loads's, and 
 canonical_json's text, so for every row it wrote those bytes are the ones canonical_json gives (a row
 re-spelled since, e.g. a float in another exponent form, is now also named, where the value compared equal
 before). Any other text (PostgreSQL's JSONB spelling, floats that orjson spells differently, what orjson
-refuses) is parsed by json.loads and re-encoded by canonical_json, as before. `advance` can hand each row's
-parsed value to an observer, so the report reads the facts in the same pass as `verify` (see FactRow).
+refuses) is parsed by json.loads and re-encoded by canonical_json, as before, unless it holds no float
+and no int of 19 digits or more (then orjson, a conformant parser, reads the same value as json.loads, and
+writes it as canonical_json does: sorted keys, the same string escapes; it would read a bigger int as a
+float, hence the bound). `advance` can hand each row's parsed value to an observer, so the report reads
+the facts in the same pass as `verify` (see FactRow).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import Any, NamedTuple, Protocol
@@ -78,6 +82,12 @@ class FactRow(NamedTuple):
     capture_id: Any
 
 
+# A number token that is a float (a fraction or an exponent) or an int of 19 digits or more: a number token
+# starts the text or follows a colon, comma or bracket, after optional whitespace. Inside a string the
+# pattern may match too: that row just takes json's path.
+_FLOAT_OR_LONG = re.compile(rb"(?:^|[:,\[])\s*-?(?:\d+[.eE]|\d{19})")
+
+
 def parse_data(text: str | bytes | None) -> tuple[Any, bytes]:
     """The stored data text's value and canonical JSON bytes (see the module's docstring)."""
     if text is None:
@@ -88,7 +98,10 @@ def parse_data(text: str | bytes | None) -> tuple[Any, bytes]:
             value = orjson.loads(raw)
             if orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == raw:
                 return value, raw
-    except (ValueError, TypeError):  # orjson refuses (lone surrogates, big ints, deep nesting): json's turn
+        if _FLOAT_OR_LONG.search(raw) is None:  # only strings, literals and ints below 10**18 in it
+            value = orjson.loads(raw)
+            return value, orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (ValueError, TypeError):  # orjson refuses (lone surrogates, NaN, deep nesting): json's turn
         pass
     value = json.loads(text)
     return value, canonical_json(value)
