@@ -10,9 +10,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from json.encoder import encode_basestring
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, insert, select, text, update
+from sqlalchemy import Connection, Engine, bindparam, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from auditor import __version__
@@ -26,9 +27,10 @@ from auditor.store import bulk
 from auditor.store.digests import facts_from, findings_section
 from auditor.store.lease import this_host
 from auditor.store.models import Capture, Fact, Finding, Problem, Run, SealRecord, Target
-from auditor.store.running_digest import RunningFactsDigest, fact_line
+from auditor.store.running_digest import RunningFactsDigest
 from auditor.store.seal import SEAL_VERSION, build_document, encode
 
+_FINISH_TARGET = update(Target).where(Target.id == bindparam("tid"))
 DIGEST_EVERY = 5_000  # facts: when it reads back, the running facts digest does so in steps this big
 
 
@@ -87,6 +89,23 @@ class Seal:
     key_fingerprint: str | None = None  # None: sealed without a signing key ("unsigned")
 
 
+def digest_lines(
+    ids: Sequence[int], run_id: int, seq: int, target: str, written: Sequence[bulk.WrittenFact]
+) -> list[tuple[int, int, bytes]]:
+    """The running digest's rows for one capture's facts: the same lines as running_digest.fact_line
+    (a test holds them equal), with the part shared by the capture's facts spelled once."""
+    head = f",{int(run_id)},{int(seq)},{encode_basestring(target)},"
+    kinds: dict[str, str] = {}
+    out = []
+    for i, w in zip(ids, written, strict=True):
+        kind = kinds.get(w.kind)
+        if kind is None:
+            kind = kinds[w.kind] = encode_basestring(w.kind)
+        line = f"[{int(i)}{head}{kind},{encode_basestring(w.subject)},".encode() + w.data + b"]\n"
+        out.append((i, seq, line))
+    return out
+
+
 class RunWriter:
     """The single writer of a run. Not thread-safe by design: the chain is linear, so one thread appends."""
 
@@ -114,6 +133,7 @@ class RunWriter:
         self._target_names: dict[int, str] = {}
         self._last_written: int | None = None  # the highest fact id below every row this writer adds
         self._pending: list[tuple[int, int, bytes]] = []  # lines of the open batch, hashed at commit
+        self._parts: list[bulk.CaptureFacts] = []  # the open batch's facts, written when it ends
         self._pending_ok = True
 
     @classmethod
@@ -213,8 +233,10 @@ class RunWriter:
             self._conn = conn
             try:
                 yield conn
+                self._write_facts(conn)
             finally:
                 self._conn = None
+                self._parts = []
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -233,8 +255,10 @@ class RunWriter:
                 self._conn = conn
                 try:
                     yield
+                    self._write_facts(conn)
                 finally:
                     self._conn = None
+                    self._parts = []
         except BaseException:
             self._prev, self._seq, self._facts, self._last_written = saved
             self._pending, self._pending_ok = [], True
@@ -266,18 +290,28 @@ class RunWriter:
             self._last_written = bulk.max_fact_id(conn)
         return self._last_written
 
-    def _queue_lines(
-        self, conn: Connection, floor: int | None, target_id: int, seq: int, written: list[bulk.WrittenFact]
-    ) -> None:
-        name = self._target_names.get(target_id)
-        ids = bulk.ids_after(conn, self.run_id, floor) if floor is not None and name is not None else []
-        if name is None or len(ids) != len(written) or not all(w.exact for w in written):
+    def _write_facts(self, conn: Connection) -> None:
+        """Write the facts of the batch's captures (queued by ingest) in one go, in capture order, and
+        queue their digest lines: the rows are the same, in the same order, as one write per capture."""
+        parts, self._parts = self._parts, []
+        if not parts:
+            return
+        floor = self._id_floor(conn)
+        bulk.write_facts(conn, self.run_id, parts)
+        names = [self._target_names.get(p.target_id) for p in parts]
+        if floor is None or None in names or not all(w.exact for p in parts for w in p.written):
             self._pending_ok = False  # hashed as read back when the batch commits
             return
-        self._pending += [
-            (i, seq, fact_line(i, self.run_id, seq, name, w.kind, w.subject, w.data))
-            for i, w in zip(ids, written, strict=True)
-        ]
+        n = sum(len(p.written) for p in parts)
+        ids = bulk.new_ids(conn, self.run_id, floor, n)
+        if len(ids) != n:
+            self._pending_ok = False
+            return
+        at = 0
+        for part, name in zip(parts, names, strict=True):
+            end = at + len(part.written)
+            self._pending += digest_lines(ids[at:end], self.run_id, part.seq, str(name), part.written)
+            at = end
         self._last_written = ids[-1]
 
     @contextmanager
@@ -319,11 +353,12 @@ class RunWriter:
     def finish_target(
         self, target_id: int, status: TargetStatus, reason: str | None = None, notes: list[str] | None = None
     ) -> None:
-        values: dict[str, Any] = {"status": status.value, "reason": reason, "finished_at": utcnow()}
+        values: dict[str, Any] = {"tid": target_id, "status": status.value, "reason": reason}
+        values["finished_at"] = utcnow()
         if notes is not None:
             values["notes"] = notes
         with self._tx() as conn:
-            conn.execute(update(Target).where(Target.id == target_id).values(**values))
+            conn.execute(_FINISH_TARGET, values)  # one cached statement: the SET clause is the keys
 
     def ingest(
         self,
@@ -381,10 +416,9 @@ class RunWriter:
                 },
             )
             capture_id = int(result.inserted_primary_key[0])  # type: ignore[index]
-            if facts:
-                floor = self._id_floor(conn)
-                written = bulk.write_facts(conn, self.run_id, target_id, capture_id, facts)
-                self._queue_lines(conn, floor, target_id, seq, written)
+            if facts:  # written with the batch's other facts when it ends (see _write_facts)
+                written = bulk.encode_all(facts)
+                self._parts.append(bulk.CaptureFacts(target_id, capture_id, seq, facts, written))
             if problems:
                 self._insert_problems(conn, target_id, capture_id, problems)
             self._prev, self._seq = link, seq  # undone by batch() if the transaction fails
