@@ -131,7 +131,7 @@ class FlowLogEngine:
             try:
                 rejected = self._run_text(layout, files)
             except duckdb.Error as exc:
-                log.info("DuckDB cannot read a file of this group (%s); probing each", exc)
+                log.info("DuckDB cannot read a file of this group (%s); reading each alone", exc)
                 bad = [o for o in files if not self._readable(layout, o)] or files
                 fallback += [(o, columns) for o in bad]
                 files = [o for o in files if o not in bad]
@@ -228,12 +228,18 @@ class FlowLogEngine:
         return bool(row and row[0])
 
     def _readable(self, layout: Layout, obj: FlowObject) -> bool:
+        """Whether the one-pass scan reads this file alone without an error (a value of the wrong type,
+        a truncated gzip)."""
         if obj.path.read_bytes()[:2] == GZIP_MAGIC and not _gzip_whole(obj.path):
             return False
-        try:
-            self.con.execute(f"SELECT count(*) FROM {self._read_csv(layout, [obj], rejects=None)}").fetchall()
+        source = checked_sql(layout, self._read_csv(layout, [obj], rejects=None, checked=True))
+        try:  # materialised, so that every column is cast
+            query = conversation_sql(layout, f"({source})", checked=True)
+            self.con.execute(f"CREATE OR REPLACE TEMP TABLE fl_probe AS {query}")
         except duckdb.Error:
             return False
+        finally:
+            self.con.execute("DROP TABLE IF EXISTS fl_probe")
         return True
 
     def _anomalous(self, layout: Layout, files: list[FlowObject], bad: list[str]) -> set[str]:
@@ -242,8 +248,8 @@ class FlowLogEngine:
         status = layout.expr("log-status", "'OK'")
         src, dst = column("srcaddr"), column("dstaddr")
         predicate = (
-            f"{status} IS NULL OR ({status} = 'OK' AND ({column('action')} IS NULL "
-            f"OR {src} IN (SELECT unnest($bad)) OR {dst} IN (SELECT unnest($bad))))"
+            f"{status} IS NULL OR ({status} = 'OK' AND ({column('action')} IS NULL OR {src} IS NULL "
+            f"OR {dst} IS NULL OR {src} IN (SELECT unnest($bad)) OR {dst} IN (SELECT unnest($bad))))"
         )
         found = self.con.execute(
             f"SELECT DISTINCT filename FROM {source} WHERE {predicate}", {"bad": bad}

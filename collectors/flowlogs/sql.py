@@ -22,6 +22,7 @@ _TYPES = {
 # 60,000 fields costs one row, not one rejected row per field.
 SURPLUS = "fl_surplus"
 NO_NULL = "\x01auditor-no-null\x01"  # a NULL string no field ever is
+_NULLABLE = frozenset(("srcaddr", "dstaddr", "interface-id"))  # text fields the typed scan reads '-' as NULL
 
 
 def column(field: str) -> str:
@@ -53,31 +54,24 @@ class Layout:
 
 def checked_sql(layout: Layout, source: str) -> str:
     """The one-pass scan: the text columns of `source` (read with `text_columns_sql`, no NULL string,
-    null_padding) typed as `columns_sql` types them, with log-status NULL on every line the typed scan
-    would reject or leave to the reference reader: a surplus field, a missing one (padding leaves the
-    last field NULL, which no field read as text is), a value of the wrong type, an unknown status or
-    action, an OK record without an address. `conversation_sql` puts those in rows of their own."""
+    null_padding) typed as `columns_sql` types them ('-' is NULL), with log-status NULL on a line of the
+    wrong width: a surplus field, or a missing one (padding leaves the last field NULL, which no field
+    read as text is); `conversation_sql` puts those in rows of their own. A value of the wrong type (a
+    port of 70000, an unknown action or status) fails the whole query, as DuckDB's casts do: the caller
+    then finds the file by running each file alone. An OK record without action or address ('-') keeps
+    its NULL, as the typed scan gives it, for the caller to judge."""
     status = column("log-status") if "log-status" in layout.fields else "'OK'"
-    bad = [f"{column(SURPLUS)} IS NOT NULL", f"{column(layout.fields[-1])} IS NULL"]
-    bad.append(f"{status} NOT IN ('OK', 'NODATA', 'SKIPDATA')")
-    action = column("action")
-    bad.append(f"({action} NOT IN ('ACCEPT', 'REJECT') AND ({action} <> '-' OR {status} = 'OK'))")
-    bad.append(f"({status} = 'OK' AND ({column('srcaddr')} = '-' OR {column('dstaddr')} = '-'))")
+    wrong_width = f"{column(SURPLUS)} IS NOT NULL OR {column(layout.fields[-1])} IS NULL"
     typed = []
     for field in layout.fields:
-        name = column(field)
-        kind = _TYPES.get(field)
-        if kind is None or field in ("action", "log-status"):
-            value = f"nullif({name}, '-')" if field in ("interface-id", "srcaddr", "dstaddr") else name
-        else:
-            value = f"TRY_CAST(nullif({name}, '-') AS {kind})"
-            bad.append(f"({name} <> '-' AND {value} IS NULL)")
-        if field != "log-status":
-            typed.append(f"{value} AS {name}")
-    flag = " OR ".join(bad)
+        if field == "log-status":
+            continue
+        name, kind = column(field), _TYPES.get(field)
+        value = f"nullif({name}, '-')" if field in _NULLABLE or kind else name
+        typed.append(f"{f'CAST({value} AS {kind})' if kind else value} AS {name}")
     return (
-        f"SELECT filename, CASE WHEN {flag} THEN NULL ELSE {status} END AS {column('log-status')}, "
-        f"{', '.join(typed)} FROM {source}"
+        f"SELECT filename, CASE WHEN {wrong_width} THEN NULL ELSE CAST({status} AS fl_status) END "
+        f"AS {column('log-status')}, {', '.join(typed)} FROM {source}"
     )
 
 
