@@ -318,9 +318,14 @@ def _report_facts(engine: Engine, run_id: int, reader: RunReader, sink: _FactSin
     report's own (the same rows, digest and all), else the previous way (RunReader.facts + flat_facts)."""
     facts = sink.facts() if sink is not None else None
     if facts is None and sink is not None and not sink.irregular:
+        sink.other.clear()  # what a pass that broke off had gathered
+        sink.flat.clear()
         own = _FactSink(sink.targets, sink.captures)
-        with engine.connect() as conn, _collector_paused():
-            facts_section(conn, run_id, own)
+        try:
+            with engine.connect() as conn, _collector_paused():
+                facts_section(conn, run_id, own)
+        except Exception:  # rows the digest pass cannot read: the previous readers decide, as above
+            own.irregular = True
         facts = own.facts()
     if facts is None:
         facts = reader.facts(set(FACT_KINDS - FLAT_KINDS))

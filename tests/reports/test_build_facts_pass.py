@@ -147,3 +147,15 @@ def test_a_row_the_readers_treat_otherwise_sends_the_report_back_to_them(engine:
     with engine.connect() as conn:
         facts_section(conn, run_id, sink)
     assert sink.irregular and sink.facts() is None
+
+
+def test_a_pass_of_the_reports_own_that_fails_falls_back(engine: Engine, monkeypatch: Any) -> None:
+    run_id = _run(engine)
+    checks = [c for _, c in check_registry().items()]
+    expected = build_report_data(engine, run_id, checks, verify=False)
+
+    def unreadable(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("a row the pass cannot read")
+
+    monkeypatch.setattr(build, "facts_section", unreadable)
+    assert build_report_data(engine, run_id, checks, verify=False).sections == expected.sections
