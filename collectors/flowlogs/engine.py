@@ -262,12 +262,15 @@ class FlowLogEngine:
     ) -> None:
         """Move fl_conv into the totals: counts per file and status, the time covered, and the
         conversations as one block, re-keyed by canonical address and sorted by DuckDB."""
-        for status, file, count in self.con.execute(
-            "SELECT st::VARCHAR, f, sum(n)::BIGINT FROM fl_conv WHERE st <> 'OK' GROUP BY ALL ORDER BY 2, 1"
-        ).fetchall():
-            totals.status(origins.get(file, file), status, int(count))
-        first, last = self.con.execute("SELECT min(t0)::BIGINT, max(t1)::BIGINT FROM fl_conv").fetchall()[0]
-        totals.seen(first, last)
+        counts = self.con.execute(
+            "SELECT grouping(st, f) > 0, st::VARCHAR, f, sum(n)::BIGINT, min(t0)::BIGINT, max(t1)::BIGINT "
+            "FROM fl_conv GROUP BY GROUPING SETS ((st, f), ()) ORDER BY 3, 2"
+        ).fetchall()
+        for total, status, file, count, first, last in counts:
+            if total:  # every record: the time covered
+                totals.seen(first, last)
+            elif status != "OK":
+                totals.status(origins.get(file, file), status, int(count))
         renamed = [(raw, c) for raw, c in canonical.items() if c is not None and c != raw]
         keyed = "(SELECT * FROM fl_conv WHERE st = 'OK')"  # keys are distinct already
         if renamed:  # several spellings of one address: merge their conversations under the canonical one
