@@ -82,10 +82,12 @@ class FactRow(NamedTuple):
     capture_id: Any
 
 
-# A number token that is a float (a fraction or an exponent) or an int of 19 digits or more: a number token
-# starts the text or follows a colon, comma or bracket, after optional whitespace. Inside a string the
-# pattern may match too: that row just takes json's path.
-_FLOAT_OR_LONG = re.compile(rb"(?:^|[:,\[])\s*-?(?:\d+[.eE]|\d{19})")
+# A number token that is a float (a fraction or an exponent) or an int of 19 digits or more, after the
+# colon, comma or bracket that precedes a number token in the spellings the stores give (none, or one
+# space: a literal first character keeps the search fast). Inside a string the pattern may match too:
+# that row just takes json's path. A number in other whitespace is in a text no writer wrote: then orjson
+# may spell a float otherwise than canonical_json (named as changed; a changed value is named either way).
+_FLOAT_OR_LONG = re.compile(rb"[:,\[] ?-?(?:\d+[.eE]|\d{19})")
 
 
 def parse_data(text: str | bytes | None) -> tuple[Any, bytes]:
@@ -98,7 +100,7 @@ def parse_data(text: str | bytes | None) -> tuple[Any, bytes]:
             value = orjson.loads(raw)
             if orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == raw:
                 return value, raw
-        if _FLOAT_OR_LONG.search(raw) is None:  # only strings, literals and ints below 10**18 in it
+        if raw[:1] in b"{[" and _FLOAT_OR_LONG.search(raw) is None:  # strings, literals, ints < 10**18
             value = orjson.loads(raw)
             return value, orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except (ValueError, TypeError):  # orjson refuses (lone surrogates, NaN, deep nesting): json's turn
