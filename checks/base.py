@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import re
 from abc import ABC, abstractmethod
 from collections import Counter, defaultdict
@@ -129,7 +130,15 @@ class FactView:
         self.loads[kind] += 1
         if kind in self._released:
             self.reloads[kind] += 1
-        self._index(reconcile(self._load(kind)))
+        # Hundreds of thousands of objects that all stay alive: a collection meanwhile would walk them
+        # all again for nothing (a third of the time to read a large run's facts, measured).
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            self._index(reconcile(self._load(kind)))
+        finally:
+            if was:
+                gc.enable()
 
     def _covers(self) -> None:
         if not self._coverage_read:

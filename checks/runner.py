@@ -28,19 +28,22 @@ def run_checks(ctx: CheckContext, checks: Iterable[Check], only: set[str] | None
     """Evaluate every check and return the findings in check id order, so that re-running on the same
     facts gives the same findings. After each check, the kinds of fact that checks declare but no check
     still to run declares are released (a view that loads facts per kind then holds only what is still
-    needed). A kind that no check declares is read anyway by some (devices, pods): its readers cannot be
-    foreseen, so it is kept once read rather than read again by each."""
+    needed). Some checks read kinds they do not declare (devices, pods, BGP neighbours through a shared
+    topology): who reads them next cannot be foreseen, so a kind that no check declares, or that a check
+    read without declaring it, is kept once read rather than read again (and its views rebuilt) by each."""
     selected = [c for c in sorted(checks, key=lambda c: c.meta.id) if only is None or c.meta.id in only]
-    declared = set().union(*(c.meta.needs for c in selected))
+    kept = set(FactKind) - set().union(*(c.meta.needs for c in selected))
     found: list[Sequence[Finding]] = [()] * len(selected)
     order = _plan(selected, ctx.facts.counts()) if ctx.facts.loads_lazily else list(range(len(selected)))
     try:
         with _collector_spared() as spare:
             for step, i in enumerate(order):
                 spare()
-                found[i] = evaluate_one(ctx, selected[i])
+                with ctx.facts.watching() as read:
+                    found[i] = evaluate_one(ctx, selected[i])
+                kept |= read - selected[i].meta.needs
                 still = set().union(*(selected[j].meta.needs for j in order[step + 1 :]))
-                ctx.release((ctx.facts.held & declared) - still)
+                ctx.release(ctx.facts.held - still - kept)
     finally:
         netutil.clear_caches()  # the parsing caches are the run's, not the process's
         addresses.clear_caches()

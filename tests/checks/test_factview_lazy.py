@@ -139,10 +139,26 @@ def test_the_runner_releases_kinds_yet_gives_the_same_findings_in_id_order() -> 
     ctx = CheckContext(intent=intent, facts=view)
     assert _findings(ctx, list(reversed(_checks()))) == eager
     assert [check_id for check_id, _, _ in eager] == sorted(check_id for check_id, _, _ in eager)
-    assert view.held == frozenset()  # everything let go once the last check needing it ran
-    # the undeclared reads of X-B came after the kinds' declared readers had run: read again
+    # X-B ran last and read VRFs and interfaces without declaring them, after their declared readers had
+    # run and they had been let go: read again, then kept (another such reader would not be foreseen)
     assert view.reloads == {FactKind.VRF: 1, FactKind.INTERFACE: 1}
-    assert ctx._derived == {}  # the view built from interfaces went with them
+    assert view.held == {FactKind.VRF, FactKind.INTERFACE}
+    assert list(ctx._derived) == ["interfaces"]  # dropped with the interfaces, built again by X-B
+
+
+def test_a_derived_view_goes_with_the_kinds_it_was_built_from() -> None:
+    view, loader = _lazy()
+    ctx = CheckContext(intent=Intent.model_validate({}), facts=view)
+    both = ctx.derived("both", lambda: ctx.derived("interfaces", lambda: view.of(Interface)) + view.of(Vrf))
+    only_vrfs = ctx.derived("vrfs", lambda: view.of(Vrf))
+    ctx.release([FactKind.INTERFACE])
+    assert list(ctx._derived) == ["vrfs"]  # "both" rests on interfaces through the view it used
+    assert ctx.derived("vrfs", list) is only_vrfs
+    assert (
+        ctx.derived("both", lambda: ctx.derived("interfaces", lambda: view.of(Interface)) + view.of(Vrf))
+        == both
+    )
+    assert loader.reads.count(FactKind.INTERFACE) == 2
 
 
 def test_the_runner_reads_each_declared_kind_once() -> None:
