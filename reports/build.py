@@ -302,8 +302,7 @@ class _FactSink:
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Building every fact record allocates objects that all stay alive: full collections meanwhile would
-    walk them again and again for nothing (as in RunReader.facts)."""
+    """No automatic garbage collection meanwhile (see build_report_data)."""
     was = gc.isenabled()
     gc.disable()
     try:
@@ -322,7 +321,7 @@ def _report_facts(engine: Engine, run_id: int, reader: RunReader, sink: _FactSin
         sink.flat.clear()
         own = _FactSink(sink.targets, sink.captures)
         try:
-            with engine.connect() as conn, _collector_paused():
+            with engine.connect() as conn:
                 facts_section(conn, run_id, own)
         except Exception:  # rows the digest pass cannot read: the previous readers decide, as above
             own.irregular = True
@@ -371,6 +370,24 @@ def build_report_data(
     pubkey: bytes | None = None,
     verified: VerifyResult | None = None,
     sections: bool = True,
+) -> ReportData:
+    """The report data of a stored run. The garbage collector waits until it is built: the facts the
+    sections read are hundreds of thousands of records, all alive until the sections are derived, and
+    each collection meanwhile walked them all again; they are freed (by reference counting) before it
+    runs again."""
+    with _collector_paused():
+        return _build(engine, run_id, checks, frameworks, verify, pubkey, verified, sections)
+
+
+def _build(
+    engine: Engine,
+    run_id: int,
+    checks: list[Check],
+    frameworks: Iterable[Framework] | None,
+    verify: bool,
+    pubkey: bytes | None,
+    verified: VerifyResult | None,
+    sections: bool,
 ) -> ReportData:
     reader = RunReader(engine, run_id)
     run = reader.run_row()
@@ -440,8 +457,7 @@ def build_report_data(
             {t.id: t.name for t in targets.values()},
             {c.id: (int(c.seq), c.content_sha256, c.format) for c in captures.values()},
         )
-    with _collector_paused():
-        checked = verification(engine, run_id, pubkey, verified, sink) if verify else None
+    checked = verification(engine, run_id, pubkey, verified, sink) if verify else None
     capture_rows = [
         CaptureInfo(
             seq=c.seq,
