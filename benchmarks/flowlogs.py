@@ -188,11 +188,16 @@ def child(mode: str, paths: list[str]) -> None:
 
 
 def measure(mode: str, paths: list[Path]) -> dict[str, float]:
+    # the engine of this checkout (a worktree of an older commit measures that commit), not whichever
+    # one an editable install points to
+    root = str(Path(__file__).resolve().parents[1])
+    env = os.environ | {"PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
     out = subprocess.run(
         [sys.executable, __file__, "--child", mode, *map(str, paths)],
         check=True,
         capture_output=True,
         text=True,
+        env=env,
     )
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
