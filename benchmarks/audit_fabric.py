@@ -14,6 +14,7 @@ from __future__ import annotations
 import gzip
 import ipaddress
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -422,13 +423,25 @@ def _sg(account: str, vpc: str, k: int) -> dict[str, object]:
     }
 
 
+# Resource ids AWS gives each account its own of (a transit gateway shared through RAM keeps its id).
+_OWN_IDS = re.compile(r"\b((?:subnet|vpc|sg|rtb|acl|eni|igw|nat|pcx|fl|eigw|vpce)-0[0-9a-z]+)\b")
+
+
+def own_ids(text: str, a: int) -> str:
+    """The lab account's resource ids made this account's: AWS ids are unique across accounts, so a
+    clone that kept them would be a fleet no real organisation has. The first account keeps the lab's."""
+    if a == 0:
+        return text
+    return _OWN_IDS.sub(lambda m: f"{m.group(1)}{a:04x}", text)
+
+
 def aws_account(root: Path, a: int) -> str:
     account = f"{111122220000 + a:012d}"
     src = LAB / "evidence" / "aws" / "us-east-1"
     dst = root / "evidence" / "aws" / account / "us-east-1"
     dst.mkdir(parents=True)
     for f in src.iterdir():
-        (dst / f.name).write_text(f.read_text().replace("111122223333", account))
+        (dst / f.name).write_text(own_ids(f.read_text().replace("111122223333", account), a))
     sgs = json.loads((dst / "SecurityGroups.json").read_text())
     vpc = sgs["SecurityGroups"][0]["VpcId"]
     sgs["SecurityGroups"] += [_sg(account, vpc, a * 1000 + k) for k in range(50)]
@@ -445,6 +458,7 @@ def flow_logs(root: Path, account: str, a: int, records: int) -> None:
     d = root / "evidence" / "flowlogs"
     d.mkdir(parents=True, exist_ok=True)
     per = records // 4
+    enis = [own_ids(f"eni-0serving{e:02d}", a) for e in range(64)]
     for h in range(4):
         lines = [head]
         t0 = 1764579600 + h * 3600
@@ -465,10 +479,11 @@ def flow_logs(root: Path, account: str, a: int, records: int) -> None:
             else:
                 dst, port, proto, action = f"10.{40 + n % 8}.{n % 256}.{n % 200 + 1}", 4791, 17, "REJECT"
             lines.append(
-                f"2 {account} eni-0serving{n % 64:02d} {src} {dst} {49152 + n % 16000} {port} {proto} "
+                f"2 {account} {enis[n % 64]} {src} {dst} {49152 + n % 16000} {port} {proto} "
                 f"{10 + n % 90} {1400 * (10 + n % 90)} {t0 + k % 3500} {t0 + k % 3500 + 55} {action} OK\n"
             )
-        name = f"{account}_vpcflowlogs_us-east-1_fl-0serving000000000a_20261201T{h + 1:02d}00Z.log.gz"
+        flow_log = own_ids("fl-0serving000000000a", a)
+        name = f"{account}_vpcflowlogs_us-east-1_{flow_log}_20261201T{h + 1:02d}00Z.log.gz"
         (d / name).write_bytes(gzip.compress("".join(lines).encode(), compresslevel=1))
 
 

@@ -68,6 +68,21 @@ def _matches(tags: dict[str, str], wanted: dict[str, str]) -> bool:
     return bool(wanted) and all(tags.get(k) == v for k, v in wanted.items())
 
 
+def _require_unique_ids(subnets: Sequence[StoredFact[AwsSubnet]]) -> None:
+    """AWS gives every subnet an id no other account or region has, and the model joins route tables,
+    NACLs and ENIs to subnets by that id. Evidence holding one id in two places (an account's export
+    copied into another's folder) cannot be joined: say so rather than join the wrong subnet."""
+    seen: dict[str, str] = {}
+    for s in subnets:
+        where = seen.setdefault(s.record.subnet_id, s.record.subject())
+        if where != s.record.subject():
+            raise ValueError(
+                f"subnet id {s.record.subnet_id} appears as {where} and as {s.record.subject()}: AWS ids "
+                "are unique across accounts and regions, so one of these exports is not what AWS reported "
+                "(a copied folder?); collect each account again or remove the copy"
+            )
+
+
 class AwsNetwork:
     def __init__(self, ctx: ModelContext, facts: AwsFacts) -> None:
         self.ctx = ctx
@@ -83,6 +98,7 @@ class AwsNetwork:
             if vpn.record.gateway_type == "vpn-connection" and via and not via.startswith("tgw-"):
                 self.vpn_of_gateway[via].append(vpn.record.gateway_id)
         self.subnets = {s.record.subnet_id: s for s in facts.subnets}
+        _require_unique_ids(facts.subnets)
         self.vpcs = {v.record.vpc_id: v for v in facts.vpcs}
         self.by_vpc: dict[str, list[StoredFact[AwsSubnet]]] = defaultdict(list)
         for s in facts.subnets:

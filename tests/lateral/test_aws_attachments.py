@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from auditor.config.models import Intent
 from auditor.facts import FactRecord, record_from_json
 from auditor.store.reader import StoredFact
@@ -294,3 +296,36 @@ def test_path_mtu_icmp_rules_open_no_path() -> None:
             for r in answer(build(intent, of, Scope(aws=frozenset({A}))))
         }
         assert results["internet -> oob"] is path, (rule, results)
+
+
+def _facts_of(*raw: dict[str, Any]) -> list[StoredFact[FactRecord]]:
+    facts: list[StoredFact[FactRecord]] = []
+    for i, item in enumerate(raw, start=1):
+        data = {"account": "111122223333", "region": "us-east-1", **item}
+        record = record_from_json(data.pop("kind"), data)
+        facts.append(StoredFact(i, record.kind, A, 1, "0" * 64, record))
+    return facts
+
+
+def _build(facts: list[StoredFact[FactRecord]]) -> None:
+    intent = Intent.model_validate({"tiers": TIERS})
+
+    def of(model: type[FactRecord]) -> list[StoredFact[FactRecord]]:
+        return [f for f in facts if isinstance(f.record, model)]
+
+    answer(build(intent, of, Scope(aws=frozenset({A}))))
+
+
+def test_one_subnet_id_in_two_accounts_is_named_not_joined() -> None:
+    """A copied export (the same subnet id under two accounts) cannot be joined by id: the model says which
+    id and where, instead of failing on a lookup (it raised KeyError on a fleet built by copying)."""
+    copy = {**BASE[1], "account": "444455556666"}
+    with pytest.raises(
+        ValueError, match=r"subnet id subnet-fe appears as .*111122223333.* and as .*444455556666"
+    ):
+        _build(_facts_of(*BASE, copy, DEFAULT_TO_TGW))
+
+
+def test_the_same_subnet_reported_twice_is_one_subnet() -> None:
+    """The decoy: one account's subnet in two captures (live and offline, say) is the same subnet."""
+    _build(_facts_of(*BASE, BASE[1], DEFAULT_TO_TGW))
