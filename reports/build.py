@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import gc
 import json
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -17,6 +15,7 @@ from auditor.config.models import Waiver
 from auditor.enums import FactKind, RunStatus, Severity, Status, TargetStatus, Tier, WaiverState
 from auditor.evidence.verify import VerifyResult, verify_run
 from auditor.facts import FactRecord, fact_model, record_from_json
+from auditor.gcpause import paused_gc
 from auditor.pipeline.waivers import matches, stored_waivers, waiver_json
 from auditor.store.digests import facts_section
 from auditor.store.lease import liveness, shown_counts
@@ -300,18 +299,6 @@ class _FactSink:
         return out
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No automatic garbage collection meanwhile (see build_report_data)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def _report_facts(engine: Engine, run_id: int, reader: RunReader, sink: _FactSink | None) -> list[Any]:
     """The facts the sections read: from verify's pass when it read them all, else from one pass of the
     report's own (the same rows, digest and all), else the previous way (RunReader.facts + flat_facts)."""
@@ -375,7 +362,7 @@ def build_report_data(
     sections read are hundreds of thousands of records, all alive until the sections are derived, and
     each collection meanwhile walked them all again; they are freed (by reference counting) before it
     runs again."""
-    with _collector_paused():
+    with paused_gc():
         return _build(engine, run_id, checks, frameworks, verify, pubkey, verified, sections)
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Generic, TypeVar, get_args
@@ -15,6 +13,7 @@ from sqlalchemy import Engine, Text, cast, func, select
 from auditor.enums import FactKind
 from auditor.errors import AuditorError
 from auditor.facts import FactRecord, fact_model
+from auditor.gcpause import paused_gc
 from auditor.store.models import Capture, Fact, Finding, Problem, Run, SealRecord, Target
 
 
@@ -38,19 +37,6 @@ class StoredFact(Generic[R_co]):
     record: R_co
     capture_format: str = ""
     also_from: tuple[tuple[int, str], ...] = ()  # (seq, sha256) of captures whose values were merged in
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Building every fact of a run allocates millions of objects that all stay alive: each full garbage
-    collection meanwhile walks them all again for nothing (a quarter of the load time at 2,000 switches)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -179,7 +165,7 @@ class RunReader:
         targets, captures = self._origins()
         parsers: dict[str, _Parser] = {}
         out: list[StoredFact[FactRecord]] = []
-        with self.engine.connect() as conn, _collector_paused():
+        with self.engine.connect() as conn, paused_gc():
             result = conn.execution_options(yield_per=2000).execute(query)
             for rows in result.partitions():
                 for fid, kind, target_id, capture_id, text in rows:

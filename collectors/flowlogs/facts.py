@@ -14,8 +14,9 @@ from pydantic import TypeAdapter
 
 from auditor.facts.base import FactRecord
 from auditor.facts.flows import FlowConversation, FlowLogStats
+from auditor.gcpause import paused_gc
 from auditor.normalize import Problem
-from collectors.flowlogs.totals import ConversationBlock, FlowTotals, paused_gc
+from collectors.flowlogs.totals import ConversationBlock, FlowTotals
 
 DOCUMENT_VERSION = 1
 _CONVERSATIONS = TypeAdapter(list[FlowConversation])

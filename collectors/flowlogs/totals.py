@@ -3,11 +3,9 @@ counts an auditor needs to judge the evidence (NODATA, SKIPDATA, malformed lines
 
 from __future__ import annotations
 
-import gc
 import ipaddress
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from auditor.normalize import Problem
@@ -192,21 +190,6 @@ class FlowTotals:
 def _sort_key(key: Key) -> tuple[str, str, int, int, str]:
     src, dst, port, protocol, action = key
     return (src, dst, -1 if port is None else port, -1 if protocol is None else protocol, action)
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """No cyclic garbage collection while hundreds of thousands of acyclic objects are made at once.
-
-    CPython would otherwise run a full collection every few tens of thousands of new objects, and walk
-    every live object each time: more than half the cost of turning a day of conversations into facts."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 class AddressCache:
