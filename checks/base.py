@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import re
 from abc import ABC, abstractmethod
 from collections import Counter, defaultdict
@@ -16,6 +15,7 @@ from auditor.config.models import Intent
 from auditor.enums import FactKind, Severity, Status, TargetStatus, Tier
 from auditor.errors import PluginError
 from auditor.facts import Coverage, FactRecord
+from auditor.gcpause import paused_gc
 from auditor.registry import Registry
 from auditor.store.reader import StoredFact
 from checks.reconcile import reconcile
@@ -132,13 +132,8 @@ class FactView:
             self.reloads[kind] += 1
         # Hundreds of thousands of objects that all stay alive: a collection meanwhile would walk them
         # all again for nothing (a third of the time to read a large run's facts, measured).
-        was = gc.isenabled()
-        gc.disable()
-        try:
+        with paused_gc():
             self._index(reconcile(self._load(kind)))
-        finally:
-            if was:
-                gc.enable()
 
     def _covers(self) -> None:
         if not self._coverage_read:

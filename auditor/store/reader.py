@@ -80,29 +80,19 @@ def _holds_model(tp: object) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class _Parser:
-    """How one kind's stored JSON becomes its record, looked up once per kind rather than per row."""
+    """How one kind's stored JSON becomes its (compacted) record, looked up once per kind, not per row."""
 
     kind: FactKind
     validate_json: Callable[[str], FactRecord]
-    fields: int
-    full: set[str]
-    nested: tuple[str, ...]
 
     def __call__(self, text: str) -> FactRecord:
-        record = self.validate_json(text)
-        if len(record.__pydantic_fields_set__) == self.fields:
-            object.__setattr__(record, "__pydantic_fields_set__", self.full)
-        for name in self.nested:
-            _compact_value(record.__dict__.get(name))
-        return record
+        return compact(self.validate_json(text))
 
 
 @cache
 def _parser(kind: str) -> _Parser:
     fk = FactKind(kind)
-    model = fact_model(fk)
-    full, nested = _layout(model)
-    return _Parser(fk, model.__pydantic_validator__.validate_json, len(full), full, nested)
+    return _Parser(fk, fact_model(fk).__pydantic_validator__.validate_json)
 
 
 class RunReader:
@@ -162,7 +152,7 @@ class RunReader:
             else:
                 query = query.where(Fact.kind.in_(wanted))
         query = query.order_by(Fact.id)
-        targets, captures = self._origins()
+        targets, captures = self.origins()
         parsers: dict[str, _Parser] = {}
         out: list[StoredFact[FactRecord]] = []
         with self.engine.connect() as conn, paused_gc():
@@ -183,7 +173,7 @@ class RunReader:
             )
             return {FactKind(k): int(n) for k, n in rows}
 
-    def _origins(self) -> tuple[dict[int, str], dict[int, tuple[int, str, str]]]:
+    def origins(self) -> tuple[dict[int, str], dict[int, tuple[int, str, str]]]:
         """Target id -> name and capture id -> (seq, sha256, format), read once: thousands of captures
         stand behind a million facts, and each fact then points at the same strings."""
         if self._origin_maps is None:
