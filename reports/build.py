@@ -19,8 +19,8 @@ from auditor.gcpause import paused_gc
 from auditor.pipeline.waivers import matches, stored_waivers, waiver_json
 from auditor.store.digests import facts_section
 from auditor.store.lease import liveness, shown_counts
-from auditor.store.models import Capture, Fact, Finding, Run, Target
-from auditor.store.reader import RunReader, StoredFact
+from auditor.store.models import Fact, Finding, Run
+from auditor.store.reader import RunReader, StoredFact, compact
 from auditor.store.running_digest import FactObserver, FactRow
 from checks.base import Check
 from checks.reconcile import reconcile
@@ -206,10 +206,16 @@ def _parsed(value: Any) -> Any:
     return list(parsed) if isinstance(parsed, list) else parsed
 
 
-def flat_facts(engine: Engine, run_id: int, kind: FactKind) -> list[StoredFact[FactRecord]]:
+def flat_facts(
+    engine: Engine,
+    run_id: int,
+    kind: FactKind,
+    origins: tuple[dict[int, str], dict[int, tuple[int, str, str]]] | None = None,
+) -> list[StoredFact[FactRecord]]:
     """The run's facts of one flat kind, holding the fields FLAT_FIELDS names (absent ones: defaults).
 
-    Targets and captures are looked up in small maps rather than joined into every row."""
+    Targets and captures are looked up in RunReader.origins's maps (pass them if you hold them) rather
+    than joined into every row."""
     names = list(FLAT_FIELDS[kind])
     parse = [cast == "json" for cast in FLAT_FIELDS[kind].values()]
     fields = [_field(n, c) for n, c in FLAT_FIELDS[kind].items()]
@@ -219,18 +225,9 @@ def flat_facts(engine: Engine, run_id: int, kind: FactKind) -> list[StoredFact[F
         .order_by(Fact.id)
     )
     model = fact_model(kind)
+    targets, captures = origins if origins is not None else RunReader(engine, run_id).origins()
     out: list[StoredFact[FactRecord]] = []
     with engine.connect() as conn:
-        named = conn.execute(select(Target.id, Target.name).where(Target.run_id == run_id)).all()
-        targets = dict(named)
-        captures = {
-            cid: (int(seq), sha, fmt)
-            for cid, seq, sha, fmt in conn.execute(
-                select(Capture.id, Capture.seq, Capture.content_sha256, Capture.format).where(
-                    Capture.run_id == run_id
-                )
-            )
-        }
         for fid, target_id, capture_id, *values in conn.execute(query):
             given = {
                 n: _parsed(v) if p else v
@@ -279,7 +276,7 @@ class _FactSink:
                 given = {n: data[n] for n in names if data.get(n) is not None}
                 flat.append(StoredFact(fid, kind, name, seq, sha, unchecked(model, given), fmt))
             else:
-                record = record_from_json(kind, row.data)
+                record = compact(record_from_json(kind, row.data))
                 self.other.append(StoredFact(fid, kind, name, seq, sha, record, fmt))
         except Exception:  # anything: the previous readers decide (see the docstring)
             self.irregular = True
@@ -316,7 +313,7 @@ def _report_facts(engine: Engine, run_id: int, reader: RunReader, sink: _FactSin
     if facts is None:
         facts = reader.facts(set(FACT_KINDS - FLAT_KINDS))
         for kind in sorted(FLAT_KINDS & FACT_KINDS):
-            facts += flat_facts(engine, run_id, kind)
+            facts += flat_facts(engine, run_id, kind, reader.origins())
     return facts
 
 
@@ -440,10 +437,7 @@ def _build(
     targets = {t.id: t for t in reader.targets()}
     sink = None
     if sections:  # the facts are read in verify's pass over them (or one of the report's own, below)
-        sink = _FactSink(
-            {t.id: t.name for t in targets.values()},
-            {c.id: (int(c.seq), c.content_sha256, c.format) for c in captures.values()},
-        )
+        sink = _FactSink(*reader.origins())
     checked = verification(engine, run_id, pubkey, verified, sink) if verify else None
     capture_rows = [
         CaptureInfo(

@@ -353,8 +353,12 @@ class RunWriter:
     def finish_target(
         self, target_id: int, status: TargetStatus, reason: str | None = None, notes: list[str] | None = None
     ) -> None:
-        values: dict[str, Any] = {"tid": target_id, "status": status.value, "reason": reason}
-        values["finished_at"] = utcnow()
+        values: dict[str, Any] = {
+            "tid": target_id,
+            "status": status.value,
+            "reason": reason,
+            "finished_at": utcnow(),
+        }
         if notes is not None:
             values["notes"] = notes
         with self._tx() as conn:
