@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from collectors.flowlogs.engine import FlowLogEngine, FlowObject
-from collectors.flowlogs.fields import DEFAULT_FIELDS, Columns
+from collectors.flowlogs.fields import DEFAULT_FIELDS
 from collectors.flowlogs.reference import read_stream
 from collectors.flowlogs.totals import FlowTotals
+from tests.aws_live.test_flowlog_engine import _reference
 
 HEADER = " ".join(DEFAULT_FIELDS)
 
@@ -41,15 +42,6 @@ def _write(path: Path, lines: list[str], *, header: bool = True, compress: bool 
     body = ("\n".join([HEADER, *lines] if header else lines) + "\n").encode()
     path.write_bytes(gzip.compress(body) if compress else body)
     return FlowObject(path, f"s3://b/{path.name}", None if header else DEFAULT_FIELDS)
-
-
-def _reference(objects: list[FlowObject]) -> FlowTotals:
-    totals = FlowTotals(files=len(objects))
-    for obj in objects:
-        with obj.path.open("rb") as stream:
-            read_stream(stream, obj.origin, totals, Columns.from_names(obj.fields or DEFAULT_FIELDS))
-    totals.finish()
-    return totals
 
 
 def _same(a: FlowTotals, b: FlowTotals) -> None:

@@ -4,27 +4,13 @@ the stored JSON validates to, field for field, and a copy of one never changes a
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from sqlalchemy import Engine
 
-from auditor.capture import RawCapture
 from auditor.enums import FactKind, RunStatus, TargetStatus
 from auditor.facts import Acl, AclEntry, FactRecord, Interface, Vrf, record_from_json
 from auditor.store.reader import RunReader
 from auditor.store.writer import RunWriter
-
-
-def _capture(n: int) -> RawCapture:
-    return RawCapture(
-        target="leaf1",
-        format="eos.running-config",
-        source="show running-config",
-        origin=f"leaf1-{n}.cfg",
-        collected_at=datetime(2026, 12, 1, 10, 0, n, tzinfo=UTC),
-        content=f"hostname leaf1\n! capture {n}\n".encode(),
-        meta={"device": "leaf1"},
-    )
+from tests.store.test_writer_batch import _capture
 
 
 def _records(n: int) -> list[FactRecord]:
